@@ -1,0 +1,41 @@
+#include "tools/cli.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "sim/input_error.hpp"
+
+namespace stasim::cli {
+
+std::string resolve_config_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (fs::exists(path)) return path;
+  fs::path in_source = fs::path(STASIM_SOURCE_DIR) / path;
+  if (fs::path(path).is_relative() && fs::exists(in_source)) return in_source.string();
+  return path;  // let the loader report the missing file under the name the user gave
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"stasim: cycle-approximate simulator of scratchpad-based tensor accelerators"};
+  app.require_subcommand(1);
+  register_schedule_commands(app);
+  register_route_block_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 2;
+  } catch (const SimulationError& e) {
+    std::cerr << "simulation error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace stasim::cli

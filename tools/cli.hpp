@@ -1,0 +1,21 @@
+// The stasim command line. run() parses the arguments, runs the chosen subcommand and turns errors into exit
+// codes: 0 ok, 1 simulation error, 2 bad input. Each family of subcommands lives in its own *_command.cpp and
+// registers itself here; a subcommand reports bad input by throwing InputError, never by exiting.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace stasim::cli {
+
+int run(int argc, char** argv);
+
+// Resolves a shipped config path (e.g. "configs/hw/trn3.yaml"): as given when it exists, else relative to the
+// source tree the binary was built from, so the binary works from any directory.
+std::string resolve_config_path(const std::string& path);
+
+void register_schedule_commands(CLI::App& app);     // schedule, bench (schedule_command.cpp, bench_command.cpp)
+void register_route_block_commands(CLI::App& app);  // align, partition, replay (route_block_command.cpp)
+
+}  // namespace stasim::cli
