@@ -53,17 +53,26 @@ bool contains(const std::vector<std::int64_t>& values, std::int64_t value) {
 
 std::string num(std::int64_t value) { return std::to_string(value); }
 
-// "file:line:column" of the value at a dotted key path, or the file name when the path is not in the file.
+// "file:line:column" of a dotted key path (of the key, as ConfigReader::where reports it), or the file name when
+// the path is not in the file.
 std::string locate(const YAML::Node& root, const std::string& key, const std::string& file) {
   YAML::Node node;
   node.reset(root);
+  std::string location = file;
   std::stringstream parts(key);
   for (std::string part; std::getline(parts, part, '.');) {
-    if (!node.IsMap() || !node[part]) return file;
-    YAML::Node next = node[part];
-    node.reset(next);
+    if (!node.IsMap()) return file;
+    bool found = false;
+    for (const auto& kv : node) {
+      if (kv.first.as<std::string>() != part) continue;
+      location = mark_of(kv.first, file);
+      node.reset(kv.second);
+      found = true;
+      break;
+    }
+    if (!found) return file;
   }
-  return mark_of(node, file);
+  return location;
 }
 
 // An optional section. ConfigReader::section(key, false) on an absent key currently reports "expected a
@@ -195,7 +204,8 @@ std::vector<ConfigProblem> ModelSpec::validate() const {
   need(top_k >= 1 && top_k <= experts, "moe.top_k",
        "must be between 1 and moe.experts = " + num(experts) + ", got " + num(top_k));
   need(gated == (activation != Activation::relu2), "moe.gated",
-       std::string("activation ") + to_string(activation) + (gated ? " is not gated" : " is gated (gate and up)"));
+       std::string("must be ") + (gated ? "false" : "true") + " for activation " + to_string(activation) +
+           (gated ? " (non-gated: up, relu², down)" : " (gate and up projections)"));
   need(shared_experts >= 0, "moe.shared_experts", "must not be negative");
   need(shared_experts == 0 || shared_intermediate > 0, "moe.shared_intermediate",
        "must be positive when moe.shared_experts > 0");
