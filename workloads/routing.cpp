@@ -1,0 +1,383 @@
+#include "workloads/routing.hpp"
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "sim/config_reader.hpp"
+#include "sim/input_error.hpp"
+#include "workloads/seeded_random.hpp"
+
+namespace stasim {
+namespace {
+
+std::string extension_of(const std::string& path) {
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos) return "";
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+
+// Parses a whole string as a number; false on trailing text.
+bool parse_int(const std::string& text, std::int64_t& out) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(text, &used, 10);
+    if (used != text.size()) return false;
+    out = v;
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+bool parse_double(const std::string& text, double& out) {
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used != text.size()) return false;
+    out = v;
+    return true;
+  } catch (...) {
+    // std::stod throws out_of_range for overflow; report it as a non-finite weight.
+    if (!text.empty()) {
+      out = HUGE_VAL;
+      return text.find_first_not_of("+-0123456789.eE") == std::string::npos;
+    }
+    return false;
+  }
+}
+
+std::string trim(const std::string& text) {
+  size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  size_t end = text.find_last_not_of(" \t\r");
+  return text.substr(begin, end - begin + 1);
+}
+
+RoutingTrace read_yaml(const std::string& path, std::int64_t experts) {
+  YAML::Node root = load_yaml_file(path);
+  Problems problems;
+  const std::vector<std::string> keys = {"ids", "weights"};
+  for (const auto& kv : root) {
+    std::string key = kv.first.as<std::string>();
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    std::string near = nearest_match(key, keys);
+    problems.add(mark_of(kv.first, path) + ": " + key + ": unknown key" +
+                 (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+  if (!root["ids"]) problems.add(path + ": missing required key 'ids' (a list of per-token expert-id lists)");
+  problems.throw_if_any();
+
+  std::vector<std::vector<std::int64_t>> ids;
+  std::vector<std::vector<double>> weights;
+  auto read_rows = [&](const YAML::Node& list, const std::string& key, auto& rows, auto parse) {
+    if (!list.IsSequence()) {
+      problems.add(mark_of(list, path) + ": " + key + ": expected a list of rows");
+      return;
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node row = list[i];
+      if (!row.IsSequence()) {
+        problems.add(mark_of(row, path) + ": " + key + "[" + std::to_string(i) + "]: expected a list");
+        rows.emplace_back();
+        continue;
+      }
+      typename std::decay_t<decltype(rows)>::value_type values;
+      for (size_t j = 0; j < row.size(); ++j) {
+        typename decltype(values)::value_type v{};
+        if (!row[j].IsScalar() || !parse(row[j].Scalar(), v)) {
+          problems.add(mark_of(row[j], path) + ": " + key + "[" + std::to_string(i) + "][" + std::to_string(j) +
+                       "]: not a number: '" + (row[j].IsScalar() ? row[j].Scalar() : std::string("?")) + "'");
+        }
+        values.push_back(v);
+      }
+      rows.push_back(std::move(values));
+    }
+  };
+  read_rows(root["ids"], "ids", ids, parse_int);
+  if (root["weights"]) read_rows(root["weights"], "weights", weights, parse_double);
+  problems.throw_if_any();
+  return routing_from_rows(ids, weights, experts, path);
+}
+
+RoutingTrace read_json(const std::string& path, std::int64_t experts) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": malformed JSON: " + e.what());
+  }
+  if (!doc.is_object()) throw InputError(path + ": expected a JSON object with 'ids' (and optionally 'weights')");
+  Problems problems;
+  const std::vector<std::string> keys = {"ids", "weights"};
+  for (const auto& item : doc.items()) {
+    if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
+    std::string near = nearest_match(item.key(), keys);
+    problems.add(path + ": " + item.key() + ": unknown key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+  if (!doc.contains("ids")) problems.add(path + ": missing required key 'ids'");
+  problems.throw_if_any();
+
+  std::vector<std::vector<std::int64_t>> ids;
+  std::vector<std::vector<double>> weights;
+  auto read_rows = [&](const nlohmann::json& list, const std::string& key, auto& rows, bool integer) {
+    if (!list.is_array()) {
+      problems.add(path + ": " + key + ": expected an array of rows");
+      return;
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      typename std::decay_t<decltype(rows)>::value_type values;
+      if (!list[i].is_array()) {
+        problems.add(path + ": " + key + "[" + std::to_string(i) + "]: expected an array");
+      } else {
+        for (size_t j = 0; j < list[i].size(); ++j) {
+          const auto& v = list[i][j];
+          bool ok = integer ? v.is_number_integer() : v.is_number();
+          if (!ok) {
+            problems.add(path + ": " + key + "[" + std::to_string(i) + "][" + std::to_string(j) +
+                         "]: expected " + (integer ? "an integer" : "a number") + ", got " + v.dump());
+            values.push_back(0);
+          } else {
+            values.push_back(v.get<typename decltype(values)::value_type>());
+          }
+        }
+      }
+      rows.push_back(std::move(values));
+    }
+  };
+  read_rows(doc["ids"], "ids", ids, true);
+  if (doc.contains("weights")) read_rows(doc["weights"], "weights", weights, false);
+  problems.throw_if_any();
+  return routing_from_rows(ids, weights, experts, path);
+}
+
+RoutingTrace read_csv(const std::string& path, std::int64_t experts) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  Problems problems;
+  std::vector<std::vector<std::int64_t>> ids;
+  std::vector<std::vector<double>> weights;
+  std::string line;
+  int line_number = 0;
+  size_t fields_per_row = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    std::string text = trim(line);
+    if (text.empty() || text[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::stringstream stream(text);
+    std::string field;
+    while (std::getline(stream, field, ',')) fields.push_back(trim(field));
+    if (!text.empty() && text.back() == ',') fields.push_back("");
+    const std::string where = path + ":" + std::to_string(line_number);
+    if (fields_per_row == 0) {
+      fields_per_row = fields.size();
+    } else if (fields.size() != fields_per_row) {
+      problems.add(where + ": ragged row: " + std::to_string(fields.size()) + " fields, but the first row has " +
+                   std::to_string(fields_per_row));
+      continue;
+    }
+    // Either k ids, or k ids followed by k weights: decided by whether the row parses as integers throughout.
+    std::vector<std::int64_t> row_ids;
+    std::vector<double> row_weights;
+    bool has_weights = false;
+    {
+      bool all_int = true;
+      for (const auto& f : fields) {
+        std::int64_t v;
+        if (!parse_int(f, v)) all_int = false;
+      }
+      has_weights = !all_int;
+    }
+    if (has_weights && fields.size() % 2 != 0) {
+      problems.add(where + ": a row with weights needs k ids then k weights (an even number of fields), got " +
+                   std::to_string(fields.size()));
+      continue;
+    }
+    size_t k = has_weights ? fields.size() / 2 : fields.size();
+    for (size_t j = 0; j < k; ++j) {
+      std::int64_t v = 0;
+      if (!parse_int(fields[j], v))
+        problems.add(where + ": field " + std::to_string(j + 1) + ": expert id '" + fields[j] + "' is not an integer");
+      row_ids.push_back(v);
+    }
+    for (size_t j = k; has_weights && j < fields.size(); ++j) {
+      double v = 0;
+      if (!parse_double(fields[j], v))
+        problems.add(where + ": field " + std::to_string(j + 1) + ": weight '" + fields[j] + "' is not a number");
+      row_weights.push_back(v);
+    }
+    ids.push_back(std::move(row_ids));
+    if (has_weights) weights.push_back(std::move(row_weights));
+  }
+  problems.throw_if_any();
+  if (!weights.empty() && weights.size() != ids.size())
+    throw InputError(path + ": some rows carry weights and some do not; give weights on every row or on none");
+  // Later messages say "row i": data rows counted from 0, comment and blank lines skipped.
+  return routing_from_rows(ids, weights, experts, path);
+}
+
+}  // namespace
+
+RoutingTrace routing_from_rows(const std::vector<std::vector<std::int64_t>>& ids,
+                               const std::vector<std::vector<double>>& weights, std::int64_t experts,
+                               const std::string& source) {
+  Problems problems;
+  if (experts <= 0) problems.add(source + ": number of experts must be positive, got " + std::to_string(experts));
+  if (ids.empty()) problems.add(source + ": no tokens (the id list is empty)");
+  problems.throw_if_any();
+  const size_t k = ids[0].size();
+  if (k == 0) problems.add(source + ": row 0 has no expert ids");
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i].size() != k)
+      problems.add(source + ": ragged rows: row " + std::to_string(i) + " has " + std::to_string(ids[i].size()) +
+                   " expert ids, row 0 has " + std::to_string(k));
+  }
+  if (!weights.empty()) {
+    if (weights.size() != ids.size())
+      problems.add(source + ": " + std::to_string(weights.size()) + " weight rows for " + std::to_string(ids.size()) +
+                   " id rows");
+    for (size_t i = 0; i < weights.size(); ++i) {
+      if (weights[i].size() != k)
+        problems.add(source + ": ragged rows: weight row " + std::to_string(i) + " has " +
+                     std::to_string(weights[i].size()) + " values, expected k = " + std::to_string(k));
+    }
+  }
+  problems.throw_if_any();
+
+  RoutingTrace trace;
+  trace.tokens = static_cast<std::int64_t>(ids.size());
+  trace.top_k = static_cast<std::int64_t>(k);
+  trace.experts = experts;
+  std::vector<std::string> range_problems;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (size_t j = 0; j < k; ++j) {
+      std::int64_t e = ids[i][j];
+      // Range is checked here, before narrowing to int32, so a huge id is reported as written.
+      if (e < 0 || e >= experts) {
+        range_problems.push_back(source + ": row " + std::to_string(i) + " slot " + std::to_string(j) +
+                                 ": expert id " + std::to_string(e) + " is outside [0, " + std::to_string(experts) +
+                                 ")");
+        e = 0;
+      }
+      trace.expert_ids.push_back(static_cast<std::int32_t>(e));
+      trace.weights.push_back(weights.empty() ? 1.0f / static_cast<float>(k) : static_cast<float>(weights[i][j]));
+    }
+  }
+  if (!range_problems.empty()) throw InputError(range_problems);
+  std::vector<std::string> all = routing_problems(trace, source);
+  // Non-finite doubles that became finite floats would slip through; check the values as written too.
+  for (size_t i = 0; i < weights.size(); ++i)
+    for (size_t j = 0; j < k; ++j)
+      if (!std::isfinite(weights[i][j]) && std::isfinite(trace.weights[i * k + j]))
+        all.push_back(source + ": row " + std::to_string(i) + " slot " + std::to_string(j) + ": weight " +
+                      std::to_string(weights[i][j]) + " is not finite");
+  if (!all.empty()) throw InputError(all);
+  return trace;
+}
+
+std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::string& source) {
+  std::vector<std::string> problems;
+  const size_t routes = static_cast<size_t>(trace.routes());
+  if (trace.tokens <= 0 || trace.top_k <= 0) problems.push_back(source + ": tokens and top_k must be positive");
+  if (trace.top_k > trace.experts)
+    problems.push_back(source + ": top_k " + std::to_string(trace.top_k) + " exceeds the number of experts " +
+                       std::to_string(trace.experts));
+  if (trace.expert_ids.size() != routes || trace.weights.size() != routes) {
+    problems.push_back(source + ": expected " + std::to_string(routes) + " ids and weights (M x k)");
+    return problems;
+  }
+  for (std::int64_t t = 0; t < trace.tokens; ++t) {
+    for (std::int64_t s = 0; s < trace.top_k; ++s) {
+      const size_t r = static_cast<size_t>(t * trace.top_k + s);
+      const std::string where = source + ": row " + std::to_string(t) + " slot " + std::to_string(s);
+      const std::int32_t e = trace.expert_ids[r];
+      if (e < 0 || e >= trace.experts)
+        problems.push_back(where + ": expert id " + std::to_string(e) + " is outside [0, " +
+                           std::to_string(trace.experts) + ")");
+      for (std::int64_t earlier = 0; earlier < s; ++earlier)
+        if (trace.expert_ids[static_cast<size_t>(t * trace.top_k + earlier)] == e)
+          problems.push_back(where + ": expert " + std::to_string(e) + " appears twice in this token's top-k");
+      const float w = trace.weights[r];
+      if (!std::isfinite(w)) problems.push_back(where + ": weight " + std::to_string(w) + " is not finite");
+      else if (w < 0) problems.push_back(where + ": weight " + std::to_string(w) + " is negative");
+    }
+  }
+  return problems;
+}
+
+RoutingTrace read_routing_file(const std::string& path, std::int64_t experts) {
+  const std::string ext = extension_of(path);
+  if (ext == "yaml" || ext == "yml") return read_yaml(path, experts);
+  if (ext == "json") return read_json(path, experts);
+  if (ext == "csv") return read_csv(path, experts);
+  throw InputError(path + ": unknown routes file type '." + ext + "' (expected .yaml, .yml, .json or .csv)");
+}
+
+RoutingTrace generate_routing(const RoutingGeneratorConfig& config) {
+  Problems problems;
+  if (config.tokens <= 0) problems.add("--tokens must be positive, got " + std::to_string(config.tokens));
+  if (config.experts <= 0) problems.add("--experts must be positive, got " + std::to_string(config.experts));
+  if (config.top_k <= 0 || config.top_k > config.experts)
+    problems.add("--top-k must be in [1, experts], got " + std::to_string(config.top_k));
+  if (config.distribution != "uniform" && config.distribution != "zipf")
+    problems.add("--distribution must be 'uniform' or 'zipf', got '" + config.distribution + "'");
+  if (!(config.zipf_exponent >= 0) || !std::isfinite(config.zipf_exponent))
+    problems.add("--zipf-exponent must be a finite non-negative number, got " + std::to_string(config.zipf_exponent));
+  problems.throw_if_any();
+
+  SeededRandom random(config.seed);
+  const size_t experts = static_cast<size_t>(config.experts);
+  // Popularity per expert: uniform, or Zipf over a seeded ranking so the popular experts are not always 0, 1, ...
+  std::vector<double> popularity(experts, 1.0);
+  if (config.distribution == "zipf") {
+    std::vector<size_t> ranking(experts);
+    for (size_t i = 0; i < experts; ++i) ranking[i] = i;
+    for (size_t i = experts - 1; i > 0; --i) std::swap(ranking[i], ranking[random.below(i + 1)]);
+    for (size_t rank = 0; rank < experts; ++rank)
+      popularity[ranking[rank]] = 1.0 / std::pow(static_cast<double>(rank + 1), config.zipf_exponent);
+  }
+
+  RoutingTrace trace;
+  trace.tokens = config.tokens;
+  trace.top_k = config.top_k;
+  trace.experts = config.experts;
+  std::vector<bool> taken(experts);
+  for (std::int64_t t = 0; t < config.tokens; ++t) {
+    std::fill(taken.begin(), taken.end(), false);
+    double remaining = 0;
+    for (size_t e = 0; e < experts; ++e) remaining += popularity[e];
+    std::vector<float> draws;
+    for (std::int64_t s = 0; s < config.top_k; ++s) {
+      // Sampling without replacement: walk the cumulative popularity of the experts not yet taken.
+      double target = random.unit() * remaining;
+      size_t chosen = experts;
+      double cumulative = 0;
+      for (size_t e = 0; e < experts; ++e) {
+        if (taken[e]) continue;
+        cumulative += popularity[e];
+        chosen = e;
+        if (target < cumulative) break;
+      }
+      taken[chosen] = true;
+      remaining -= popularity[chosen];
+      trace.expert_ids.push_back(static_cast<std::int32_t>(chosen));
+      // (0, 1]: a zero affinity would make a route invisible in the combine.
+      draws.push_back(static_cast<float>(1.0 - random.unit()));
+    }
+    float sum = 0;
+    for (float d : draws) sum += d;
+    for (float d : draws) trace.weights.push_back(d / sum);
+  }
+  return trace;
+}
+
+}  // namespace stasim
