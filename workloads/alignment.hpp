@@ -54,6 +54,7 @@ struct BlockMembership {
   bool operator==(const BlockMembership& other) const {
     return expert == other.expert && index_in_expert == other.index_in_expert && routes == other.routes;
   }
+  bool operator!=(const BlockMembership& other) const { return !(*this == other); }
 };
 using MembershipFingerprint = std::vector<BlockMembership>;
 
