@@ -54,9 +54,11 @@ bool convert(const YAML::Node& node, T& out) {
       long long v = std::stoll(text, &used, 10);
       if (used != text.size()) return false;
       if (std::is_unsigned_v<T> && v < 0) return false;
-      if (v > static_cast<long long>(std::numeric_limits<T>::max()) ||
-          v < static_cast<long long>(std::numeric_limits<T>::min()))
-        return false;
+      if constexpr (sizeof(T) < sizeof(long long)) {
+        if (v > static_cast<long long>(std::numeric_limits<T>::max()) ||
+            v < static_cast<long long>(std::numeric_limits<T>::min()))
+          return false;
+      }
       out = static_cast<T>(v);
       return true;
     } catch (...) {
@@ -80,9 +82,12 @@ bool convert_list(const YAML::Node& node, std::vector<T>& out) {
 
 }  // namespace
 
+// Values written by apply_overrides carry this tag, so messages can say where they came from.
+const char* const kOverrideTag = "!stasim-set";
+
 std::string mark_of(const YAML::Node& node, const std::string& file) {
   YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return file + " (from --set)";
+  if (node.Tag() == kOverrideTag || mark.is_null()) return file + " (from --set)";
   return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
@@ -149,8 +154,8 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
       problems.add("--set " + set + ": the value is not valid YAML: " + e.msg);
       continue;
     }
-    // A fresh node has no mark, which is how messages tell an override from a file value.
     YAML::Node fresh = YAML::Clone(parsed);
+    fresh.SetTag(kOverrideTag);
     parent[parts.back()] = fresh;
   }
   problems.throw_if_any();
@@ -158,14 +163,13 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
 
 ConfigReader::ConfigReader(YAML::Node node, std::string file, std::string path, Problems& problems)
     : node_(node), file_(std::move(file)), path_(std::move(path)), problems_(&problems) {
-  if (node_ && !node_.IsMap()) {
+  // An absent section (undefined or null node) reads as empty; anything else must be a mapping.
+  valid_ = node_.IsDefined() && node_.IsMap();
+  if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap())
     problems_->add(where() + ": expected a mapping, got " + describe(node_));
-    valid_ = false;
-  }
-  if (!node_) valid_ = false;
 }
 
-bool ConfigReader::has(const std::string& key) const { return valid_ && node_[key]; }
+bool ConfigReader::has(const std::string& key) const { return valid_ && node_[key].IsDefined(); }
 
 std::string ConfigReader::key_path(const std::string& key) const {
   if (key.empty()) return path_.empty() ? "(top level)" : path_;
@@ -177,11 +181,12 @@ std::string ConfigReader::where(const std::string& key) const {
   if (valid_ && !key.empty()) {
     for (const auto& kv : node_) {
       if (kv.first.as<std::string>() == key) {
-        location = mark_of(kv.second.Mark().is_null() ? kv.second : kv.first, file_);
+        // A value from --set is reported as such; a file value at its key's position.
+        location = mark_of(kv.second.Tag() == kOverrideTag ? kv.second : kv.first, file_);
         break;
       }
     }
-  } else if (node_) {
+  } else if (node_.IsDefined() && !node_.IsNull()) {
     location = mark_of(node_, file_);
   }
   return location + ": " + key_path(key);
@@ -229,6 +234,21 @@ ConfigReader ConfigReader::section(const std::string& key, bool required) {
     else if (required) problems_->add(where() + ": missing required section '" + key_path(key) + "'");
   }
   return ConfigReader(child, file_, key_path(key), *problems_);
+}
+
+YAML::Node ConfigReader::list(const std::string& key, bool required) {
+  known_.insert(key);
+  if (!valid_) return YAML::Node(YAML::NodeType::Undefined);
+  YAML::Node found = node_[key];
+  if (!found.IsDefined() || found.IsNull()) {
+    if (required) problems_->add(where() + ": missing required list '" + key_path(key) + "'");
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  if (!found.IsSequence()) {
+    problem(key, "expected a list, got " + describe(found));
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  return found;
 }
 
 void ConfigReader::finish() {

@@ -34,6 +34,9 @@ class ConfigReader {
   // The nested mapping at `key`; a missing required section is a problem (the reader then reads nothing).
   ConfigReader section(const std::string& key, bool required = true);
 
+  // The list at `key` (an empty node when absent and optional); anything but a list is a problem.
+  YAML::Node list(const std::string& key, bool required = true);
+
   void check(bool ok, const std::string& key, const std::string& message);
   template <class T>
   void positive(const std::string& key, T value) {

@@ -1,0 +1,78 @@
+#include "dataflows/random_dag.hpp"
+
+#include <cstdio>
+#include <random>
+
+namespace stasim {
+
+ScheduleGraph random_dag(std::size_t count, std::uint32_t cores, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&rng](std::uint64_t n) { return rng() % n; };  // not std::uniform_*: identical on every platform
+  ScheduleGraph g;
+  g.reserve(count, count * 2);
+  char name[16];
+  auto add = [&](Op op) {
+    std::snprintf(name, sizeof name, "op%07zu", g.size());
+    op.name = name;
+    return g.add_op(std::move(op));
+  };
+  std::uint32_t next_bank = 0;
+  while (g.size() < count) {
+    Op op;
+    op.core = static_cast<std::uint8_t>(pick(cores));
+    std::uint64_t roll = pick(100);
+    bool matmul = false;
+    if (roll < 20 && g.size() + 1 < count) {
+      op.engine = Engine::tensor;
+      op.kind = OpKind::matmul;
+      op.k = 128;
+      op.m = 128;
+      op.n = static_cast<std::uint32_t>(64 + pick(449));
+      op.new_stationary = pick(2) == 0;
+      op.psum_bank = static_cast<std::int8_t>(next_bank++ % 8);
+      matmul = true;
+    } else if (roll < 40) {
+      op.engine = Engine::vector;
+      op.kind = pick(2) ? OpKind::tensor_tensor : OpKind::tensor_scalar;
+      op.free = static_cast<std::uint32_t>(64 + pick(2048));
+    } else if (roll < 55) {
+      op.engine = Engine::scalar;
+      op.kind = OpKind::activation;
+      op.free = static_cast<std::uint32_t>(64 + pick(2048));
+    } else if (roll < 65) {
+      op.engine = Engine::gpsimd;
+      op.kind = pick(2) ? OpKind::gather : OpKind::iota;
+      op.free = static_cast<std::uint32_t>(64 + pick(4096));
+    } else {
+      op.engine = Engine::dma;
+      op.kind = OpKind::transfer;
+      op.queue = static_cast<std::uint16_t>(pick(16));
+      op.bytes = 4096 + pick(256 * 1024);
+      bool store = pick(5) == 0;
+      op.src = store ? Location::sbuf : Location::hbm;
+      op.dst = store ? Location::hbm : Location::sbuf;
+    }
+    OpId id = add(op);
+    std::uint64_t deps = id == 0 ? 0 : 1 + pick(2);
+    for (std::uint64_t d = 0; d < deps; ++d) {
+      std::uint64_t window = std::min<std::uint64_t>(id, 64);
+      g.add_dep(static_cast<OpId>(id - 1 - pick(window)), id);
+    }
+    if (matmul) {
+      std::uint32_t group = g.join_psum_group(id, g.op(id).name);
+      Op drain;
+      drain.core = op.core;
+      drain.engine = Engine::vector;
+      drain.kind = OpKind::tensor_copy;
+      drain.free = op.n;
+      drain.input_in_psum = true;
+      drain.releases_psum_bank = op.psum_bank;
+      OpId d = add(drain);
+      g.add_dep(id, d);
+      g.set_release(group, d);
+    }
+  }
+  return g;
+}
+
+}  // namespace stasim

@@ -1,0 +1,20 @@
+// Max-min fair sharing (water-filling) of capacities among flows: each flow uses a set of resources (a core's
+// DMA engines, the HBM share, the cross-core link); no flow can get more without taking from one whose rate is
+// smaller or equal. Pure arithmetic, recomputed by the DMA module whenever a transfer starts or finishes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace stasim {
+
+struct Flow {
+  std::uint32_t resources[3];
+  std::uint32_t count = 0;
+  void use(std::uint32_t r) { resources[count++] = r; }
+};
+
+// Rates per flow in the capacities' unit. Every flow must use at least one resource.
+std::vector<double> max_min_fair_share(const std::vector<double>& capacity, const std::vector<Flow>& flows);
+
+}  // namespace stasim

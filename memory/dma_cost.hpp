@@ -1,0 +1,20 @@
+// DMA transfer arithmetic (docs/hardware-facts.md §4 DMA): a fixed cost per transfer, and the efficiency knee:
+// a transfer with fewer than `knee` bytes per partition moves bytes x knee / bytes_per_partition effective
+// bytes, i.e. it costs as much as knee x partitions bytes.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/hardware_config.hpp"
+#include "sim/schedule_graph.hpp"
+#include "sim/units.hpp"
+
+namespace stasim::cost {
+
+double dma_effective_bytes(std::uint64_t bytes, std::uint32_t partitions, double knee_bytes_per_partition);
+// fixed_ns, plus the link latency for a cross-core transfer.
+Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw);
+bool touches_hbm(const Op& op);
+bool crosses_cores(const Op& op);
+
+}  // namespace stasim::cost

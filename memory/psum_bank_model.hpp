@@ -1,0 +1,33 @@
+// PSUM banks of every simulated core as a blocking resource: an accumulation group takes its bank at the start
+// of its first op and keeps it until its release op ends; an op whose bank is held by another group waits, and
+// its queue is woken at the release. Counts the peak number of banks held on a core.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/run_state.hpp"
+
+namespace stasim {
+
+class PsumBankModel : public PsumArbiter {
+ public:
+  explicit PsumBankModel(RunState& state);
+
+  OpId admit(OpId op, std::uint32_t queue) override;
+  void finished(OpId op, Picoseconds now_ps) override;
+  std::uint32_t peak_banks() const { return peak_; }
+
+ private:
+  static constexpr std::uint32_t kFree = 0xFFFFFFFFu;
+  std::size_t slot(std::uint32_t core, std::uint32_t bank) const { return core * banks_ + bank; }
+
+  RunState& state_;
+  std::uint32_t banks_;
+  std::vector<std::uint32_t> holder_;                 // group holding each (core, bank), or kFree
+  std::vector<std::vector<std::uint32_t>> waiters_;   // queues waiting for each (core, bank)
+  std::vector<std::uint32_t> held_;                   // banks held per core
+  std::uint32_t peak_ = 0;
+};
+
+}  // namespace stasim

@@ -1,0 +1,66 @@
+#include "memory/sbuf_occupancy.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "sim/input_error.hpp"
+
+namespace stasim {
+
+SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const std::vector<OpTiming>& timings) {
+  const auto& buffers = graph.buffers();
+  std::vector<Picoseconds> first(buffers.size(), std::numeric_limits<Picoseconds>::max());
+  std::vector<Picoseconds> last(buffers.size(), -1);
+  for (const BufferUse& use : graph.buffer_uses()) {
+    first[use.buffer] = std::min(first[use.buffer], timings[use.op].start_ps);
+    last[use.buffer] = std::max(last[use.buffer], timings[use.op].end_ps);
+  }
+  struct Event {
+    Picoseconds at;
+    bool starts;
+    std::uint32_t buffer;
+  };
+  SbufPeak peak;
+  for (std::uint32_t core = 0; core < hw.lnc; ++core) {
+    std::vector<Event> events;
+    for (std::uint32_t b = 0; b < buffers.size(); ++b) {
+      if (buffers[b].space != Location::sbuf || buffers[b].core != core || last[b] < 0) continue;
+      events.push_back({first[b], true, b});
+      events.push_back({last[b], false, b});
+    }
+    // A buffer freed at t can be reused by one allocated at t: ends sort before starts.
+    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+      return a.at != b.at ? a.at < b.at : (a.starts != b.starts ? !a.starts : a.buffer < b.buffer);
+    });
+    std::uint64_t per_partition = 0, total = 0, best = 0;
+    Picoseconds best_at = 0;
+    for (const Event& e : events) {
+      const Buffer& b = buffers[e.buffer];
+      if (e.starts) {
+        per_partition += b.bytes_per_partition;
+        total += b.bytes_per_partition * b.partitions;
+        if (per_partition > best) {
+          best = per_partition;
+          best_at = e.at;
+        }
+        peak.bytes = std::max(peak.bytes, total);
+      } else {
+        per_partition -= b.bytes_per_partition;
+        total -= b.bytes_per_partition * b.partitions;
+      }
+    }
+    peak.bytes_per_partition = std::max(peak.bytes_per_partition, best);
+    if (best > hw.sbuf.usable_bytes_per_partition()) {
+      std::string live;
+      for (std::uint32_t b = 0; b < buffers.size(); ++b)
+        if (buffers[b].space == Location::sbuf && buffers[b].core == core && first[b] <= best_at && last[b] > best_at)
+          live += (live.empty() ? "" : ", ") + buffers[b].name + " (" + std::to_string(buffers[b].bytes_per_partition) + ")";
+      throw InputError("SBUF overflow on core " + std::to_string(core) + " at " + std::to_string(ns_from_ps(best_at)) +
+                       " ns: " + std::to_string(best) + " bytes per partition live, " +
+                       std::to_string(hw.sbuf.usable_bytes_per_partition()) + " usable; live buffers: " + live);
+    }
+  }
+  return peak;
+}
+
+}  // namespace stasim

@@ -1,0 +1,22 @@
+// SBUF occupancy over time from buffer lifetimes: a buffer lives from the start of the first op that uses it
+// to the end of the last. Reports the peak (bytes per partition, the binding limit since buffers start at
+// partition 0, and total bytes) and throws InputError naming the buffers live at the peak when it overflows.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/hardware_config.hpp"
+#include "sim/schedule_graph.hpp"
+#include "sim/sim_result.hpp"
+
+namespace stasim {
+
+struct SbufPeak {
+  std::uint64_t bytes_per_partition = 0;   // worst core
+  std::uint64_t bytes = 0;                 // worst core, summed over partitions
+};
+
+SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const std::vector<OpTiming>& timings);
+
+}  // namespace stasim

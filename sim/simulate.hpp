@@ -1,0 +1,21 @@
+// Entry points that run a schedule graph on the SystemC model. A SystemC kernel runs once per process:
+// simulate() uses this process (the CLI's single run), simulate_isolated() a forked child (tests, sweeps),
+// which sends the per-op timings back; both validate the graph first and return the same SimResult.
+#pragma once
+
+#include "sim/graph_validation.hpp"
+#include "sim/hardware_config.hpp"
+#include "sim/schedule_graph.hpp"
+#include "sim/sim_result.hpp"
+
+namespace stasim {
+
+SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
+SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
+
+// Runs the kernel without validating or summarizing (the bench times these phases separately).
+RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw);
+// Turns the kernel's timings into the full result (activity, SBUF/PSUM peaks, critical path).
+SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw);
+
+}  // namespace stasim
