@@ -1,0 +1,95 @@
+#include "engines/cost_model.hpp"
+
+#include <algorithm>
+
+namespace stasim::cost {
+namespace {
+
+bool is_16bit(Dtype d) { return d == Dtype::bf16 || d == Dtype::fp16; }
+
+}  // namespace
+
+double matmul_cycles(const TensorEngineConfig& t, std::uint32_t m, std::uint32_t n, Dtype dtype,
+                     bool load_stationary) {
+  double cycles = std::max(std::min(t.min_issue_cycles, double(m)), double(n));
+  if (dtype == Dtype::fp32) cycles *= t.fp32_cost_factor;
+  return cycles + (load_stationary ? t.load_stationary_cycles : 0.0);
+}
+
+double transpose_cycles(const TensorEngineConfig& t, std::uint32_t partitions, std::uint32_t free) {
+  return std::max(double(partitions), std::min(t.min_issue_cycles, double(free)));
+}
+
+double activation_cycles(const EngineConfig& e, std::uint32_t free, bool reduce) {
+  return std::max(e.min_issue_cycles, double(free)) + (reduce ? e.reduce_extra_cycles : 0.0);
+}
+
+double tensor_tensor_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype, bool input_in_psum) {
+  if (input_in_psum) return std::max(e.min_issue_cycles, double(free));
+  if (is_16bit(dtype)) return std::max(e.min_issue_cycles, free / e.bf16_tensor_tensor_speedup);
+  return std::max(e.min_issue_cycles, 2.0 * free);
+}
+
+double tensor_scalar_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype, bool input_in_psum) {
+  bool perf_mode = is_16bit(dtype) && !input_in_psum;
+  return std::max(e.min_issue_cycles, perf_mode ? free / e.bf16_speedup : double(free));
+}
+
+double tensor_copy_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype, bool input_in_psum) {
+  return tensor_scalar_cycles(e, free, dtype, input_in_psum);
+}
+
+double tensor_reduce_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype) {
+  return std::max(e.min_issue_cycles, is_16bit(dtype) ? free / 2.0 : double(free));
+}
+
+double memset_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype) {
+  return std::max(e.min_issue_cycles, is_16bit(dtype) ? free / 2.0 : double(free));
+}
+
+double iota_cycles(const EngineConfig& g, std::uint32_t free) { return g.start_cycles + free; }
+
+double gather_cycles(const EngineConfig& g, std::uint32_t elements) {
+  return g.start_cycles + elements / g.gather_elements_per_cycle;
+}
+
+const EngineConfig& engine_config(const HardwareConfig& hw, Engine e) {
+  switch (e) {
+    case Engine::vector: return hw.vector;
+    case Engine::scalar: return hw.scalar;
+    default: return hw.gpsimd;
+  }
+}
+
+double clock_ghz(const HardwareConfig& hw, Engine e) {
+  return e == Engine::tensor ? hw.tensor.clock_ghz : engine_config(hw, e).clock_ghz;
+}
+
+Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
+  if (op.duration_ps >= 0) return op.duration_ps;
+  double clock = clock_ghz(hw, op.engine);
+  if (op.cycles >= 0) return ps_from_cycles(op.cycles, clock);
+  double cycles = 0;
+  if (op.engine == Engine::tensor) {
+    cycles = op.kind == OpKind::matmul ? matmul_cycles(hw.tensor, op.m, op.n, op.dtype, op.new_stationary)
+                                       : transpose_cycles(hw.tensor, op.partitions, op.free);
+    return ps_from_cycles(cycles, clock);
+  }
+  const EngineConfig& e = engine_config(hw, op.engine);
+  switch (op.kind) {
+    case OpKind::activation: cycles = activation_cycles(e, op.free, false); break;
+    case OpKind::activation_reduce: cycles = activation_cycles(e, op.free, true); break;
+    case OpKind::tensor_tensor: cycles = tensor_tensor_cycles(e, op.free, op.dtype, op.input_in_psum); break;
+    case OpKind::tensor_scalar: cycles = tensor_scalar_cycles(e, op.free, op.dtype, op.input_in_psum); break;
+    case OpKind::tensor_copy: cycles = tensor_copy_cycles(e, op.free, op.dtype, op.input_in_psum); break;
+    case OpKind::tensor_reduce: cycles = tensor_reduce_cycles(e, op.free, op.dtype); break;
+    case OpKind::memset: cycles = memset_cycles(e, op.free, op.dtype); break;
+    case OpKind::iota: cycles = iota_cycles(e, op.free); break;
+    case OpKind::gather: cycles = gather_cycles(e, op.free); break;
+    default: break;
+  }
+  if (dependent) cycles += e.static_overhead_cycles;
+  return ps_from_cycles(cycles, clock);
+}
+
+}  // namespace stasim::cost
