@@ -223,7 +223,8 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   }
   p.throw_if_any();
 
-  if (execution_order(g).empty() && n > 0) {
+  std::vector<OpId> order = execution_order(g);
+  if (order.empty() && n > 0) {
     OrderGraph og = build_order_graph(g);
     std::vector<char> done(n, 0);
     std::vector<OpId> ready;
@@ -245,7 +246,6 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
 
   // The release of a PSUM group must wait (through deps or program order) for the group's last op, or the bank
   // could be freed under it. Search the release's ancestors, pruning ops that start before the last member.
-  std::vector<OpId> order = execution_order(g);
   std::vector<std::uint32_t> rank(n);
   for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
   std::vector<OpId> prev_in_queue(n, kNoOp);

@@ -136,3 +136,7 @@ SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw
 }
 
 }  // namespace stasim
+
+// libsystemc carries its own main() that calls sc_main(); stasim's programs have their own main and start the
+// kernel through run_kernel(), but the library still needs the symbol. It is never called.
+extern "C" int sc_main(int, char**) { return 1; }

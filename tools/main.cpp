@@ -8,6 +8,3 @@ int main(int argc, char** argv) {
   return stasim::cli::run(argc, argv);
 }
 
-// libsystemc carries its own main() that calls sc_main(); stasim has its own main, but the library still
-// needs the symbol. It is never called.
-extern "C" int sc_main(int, char**) { return 1; }

@@ -1,0 +1,188 @@
+// Compute engines through the SystemC kernel: a matmul waiting on a DMA, semaphore latency between engines,
+// none within one engine, PSUM bank contention, the critical path of a three-engine chain, deadlock and
+// SBUF overflow reporting, determinism. trn3 clocks: tensor 2.4 GHz, vector/scalar/gpsimd 1.2 GHz.
+#include <gmock/gmock.h>
+
+#include "dataflows/random_dag.hpp"
+#include "schedule_fixture.hpp"
+#include "sim/input_error.hpp"
+
+namespace stasim::test {
+namespace {
+
+TEST(EngineTiming, MatmulWaitsForItsWeightsThenTheDrainWaitsForIt) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: w, engine: dma, bytes: 1048576}
+  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, deps: [w], psum_bank: 0}
+  - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
+)", trn3());
+  // w: 1300000 + ceil(1048576 / 0.528) = 1300000 + 1985940 = 3285940 ps.
+  EXPECT_EQ(run->end("w"), 3285940);
+  // mm: + 50 ns semaphore (DMA -> tensor); max(min(64, 128), 512) + 32 LoadStationary = 544 cycles / 2.4 GHz
+  // = 226666.7 -> 226667 ps.
+  EXPECT_EQ(run->start("mm"), 3335940);
+  EXPECT_EQ(run->end("mm"), 3335940 + 226667);
+  EXPECT_EQ(run->bound("mm"), "dep:w");
+  // cp: + 50 ns; PSUM input, so no BF16 perf mode: max(64, 512) = 512 cycles / 1.2 GHz = 426667 ps.
+  EXPECT_EQ(run->start("cp"), 3335940 + 226667 + 50000);
+  EXPECT_EQ(run->end("cp"), 3612607 + 426667);
+  const CriticalPath& cp = run->result.critical_path;
+  EXPECT_EQ(cp.total_ps, 4039274);
+  ASSERT_EQ(cp.ops.size(), 3u);
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::dma)], 3285940);
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::tensor)], 226667);
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::vector)], 426667);
+  EXPECT_EQ(cp.wait_ps, 100000);  // two semaphore hops
+  EXPECT_EQ(run->result.psum_peak_banks, 1u);
+}
+
+TEST(EngineTiming, SemaphoreOnlyAcrossEnginesAndCriticalPathOfAThreeEngineChain) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: a, engine: tensor, duration_ns: 100}
+  - {name: b, engine: vector, deps: [a], duration_ns: 200}
+  - {name: d, engine: scalar, duration_ns: 50}
+  - {name: c, engine: scalar, deps: [b], duration_ns: 300}
+  - {name: e, engine: scalar, deps: [c], cycles: 120}
+)", trn3());
+  // a 0-100; b 150-350 (+50 semaphore); d 0-50; c waits for b: 400-700; e same engine, no semaphore:
+  // 120 cycles / 1.2 GHz = 100 ns -> 700-800 (an explicit `cycles` replaces the formula and its overheads).
+  EXPECT_EQ(run->start("b"), 150000);
+  EXPECT_EQ(run->start("c"), 400000);
+  EXPECT_EQ(run->bound("c"), "dep:b");
+  EXPECT_EQ(run->start("e"), 700000);
+  EXPECT_EQ(run->end("e"), 800000);
+  const CriticalPath& cp = run->result.critical_path;
+  EXPECT_EQ(cp.total_ps, 800000);
+  std::vector<std::string> names;
+  for (OpId v : cp.ops) names.push_back(run->schedule.graph.op(v).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "e"}));
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::tensor)], 100000);
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::vector)], 200000);
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::scalar)], 400000);
+  EXPECT_EQ(cp.wait_ps, 100000);
+  EXPECT_EQ(run->result.engines[int(Engine::scalar)].active_ps, 450000);  // 50 + 300 + 100
+  EXPECT_EQ(run->result.engines[int(Engine::scalar)].instructions, 3u);
+}
+
+TEST(EngineTiming, DependentChainOnOneEnginePaysTheStaticOverhead) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: v1, engine: vector, kind: tensor_copy, free: 512}
+  - {name: v2, engine: vector, kind: tensor_copy, free: 512, deps: [v1]}
+  - {name: v3, engine: vector, kind: tensor_copy, free: 512}
+)", trn3());
+  // BF16 in SBUF: 4x perf mode: max(64, 512 / 4) = 128 cycles / 1.2 GHz = 106667 ps.
+  EXPECT_EQ(run->end("v1"), 106667);
+  // v2 reads v1's result: + 100 static overhead cycles = 228 cycles = 190000 ps; no semaphore on one engine.
+  EXPECT_EQ(run->start("v2"), 106667);
+  EXPECT_EQ(run->end("v2"), 106667 + 190000);
+  // v3 is independent: 128 cycles again.
+  EXPECT_EQ(run->end("v3"), 296667 + 106667);
+}
+
+TEST(EngineTiming, PsumBankContentionDelaysTheSecondGroupUntilRelease) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: mm1, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: mm2, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: cp1, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm1], releases_psum_bank: 0}
+  - {name: cp2, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm2], releases_psum_bank: 0}
+)", trn3());
+  // mm1 0-226667 (544 cycles at 2.4 GHz); cp1 276667-703334 (semaphore, 512 cycles at 1.2 GHz).
+  EXPECT_EQ(run->end("cp1"), 703334);
+  // mm2's group needs bank 0, held by mm1's group until cp1 ends: 703334-930001.
+  EXPECT_EQ(run->start("mm2"), 703334);
+  EXPECT_EQ(run->bound("mm2"), "psum:cp1");
+  EXPECT_EQ(run->end("mm2"), 930001);
+  // cp2: 930001 + 50000 = 980001, + 426667 = 1406668.
+  EXPECT_EQ(run->end("cp2"), 1406668);
+  const CriticalPath& cp = run->result.critical_path;
+  EXPECT_EQ(cp.ops.size(), 4u);  // mm1 -> cp1 -> mm2 -> cp2
+  EXPECT_EQ(cp.wait_ps, 1406668 - 2 * 226667 - 2 * 426667);  // = 100000, two semaphore hops
+  EXPECT_EQ(run->result.psum_peak_banks, 1u);
+}
+
+TEST(EngineTiming, GroupsOnDifferentBanksOverlap) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: mm1, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: mm2, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 1}
+  - {name: cp1, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm1], releases_psum_bank: 0}
+  - {name: cp2, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm2], releases_psum_bank: 1}
+)", trn3());
+  EXPECT_EQ(run->start("mm2"), 226667);  // straight after mm1: its bank is free
+  EXPECT_EQ(run->bound("mm2"), "queue:mm1");
+  EXPECT_EQ(run->result.psum_peak_banks, 2u);
+}
+
+TEST(EngineTiming, PsumDeadlockIsASimulationError) {
+  // mm2 waits for bank 0, whose release r1 sits behind mm2 in the same tensor queue.
+  EXPECT_THROW(simulate_yaml(R"(
+ops:
+  - {name: mm1, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: mm2, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0, psum_group: other}
+  - {name: r1, engine: tensor, duration_ns: 10, deps: [mm1], releases_psum_bank: 0}
+  - {name: r2, engine: tensor, duration_ns: 10, deps: [mm2], releases_psum_bank: 0}
+)", trn3()), SimulationError);
+}
+
+TEST(EngineTiming, SbufOverflowNamesTheLiveBuffers) {
+  try {
+    simulate_yaml(R"(
+buffers:
+  - {name: big_a, bytes_per_partition: 200000}
+  - {name: big_b, bytes_per_partition: 200000}
+ops:
+  - {name: a, engine: vector, duration_ns: 10, buffers: [big_a]}
+  - {name: b, engine: scalar, duration_ns: 10, buffers: [big_b]}
+)", trn3());
+    FAIL() << "expected an SBUF overflow";
+  } catch (const InputError& e) {
+    // 400000 bytes per partition live at t = 0 > 262144 - 16648 = 245496 usable.
+    EXPECT_THAT(e.what(), testing::HasSubstr("SBUF overflow on core 0"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("big_a (200000)"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("big_b (200000)"));
+  }
+}
+
+TEST(EngineTiming, SbufPeakCountsOverlappingLifetimesOnly) {
+  auto run = simulate_yaml(R"(
+buffers:
+  - {name: x, bytes_per_partition: 1000}
+  - {name: y, bytes_per_partition: 3000, partitions: 64}
+  - {name: z, bytes_per_partition: 500}
+ops:
+  - {name: a, engine: vector, duration_ns: 10, buffers: [x]}
+  - {name: b, engine: vector, duration_ns: 10, buffers: [y]}
+  - {name: c, engine: vector, duration_ns: 10, buffers: [y, z]}
+)", trn3());
+  // x lives 0-10 ns, y 10-30, z 20-30: x ends as y starts, so the peak is y + z = 3500 bytes per partition,
+  // 3000 x 64 + 500 x 128 = 256000 bytes in all.
+  EXPECT_EQ(run->result.sbuf_peak_bytes_per_partition, 3500u);
+  EXPECT_EQ(run->result.sbuf_peak_bytes, 256000u);
+}
+
+TEST(EngineTiming, SimulationIsDeterministic) {
+  HardwareConfig hw = trn3();
+  ScheduleGraph g = random_dag(5000, 2, 7);
+  SimResult r1 = simulate_isolated(g, hw);
+  SimResult r2 = simulate_isolated(g, hw);
+  ASSERT_EQ(r1.ops.size(), r2.ops.size());
+  for (std::size_t i = 0; i < r1.ops.size(); ++i) {
+    ASSERT_EQ(r1.ops[i].start_ps, r2.ops[i].start_ps) << i;
+    ASSERT_EQ(r1.ops[i].end_ps, r2.ops[i].end_ps) << i;
+    ASSERT_EQ(r1.ops[i].bound_op, r2.ops[i].bound_op) << i;
+  }
+  EXPECT_EQ(r1.total_ps, r2.total_ps);
+  EXPECT_GT(r1.total_ps, 0);
+  // Every op ran, after everything that bound it.
+  for (std::size_t i = 0; i < r1.ops.size(); ++i) {
+    ASSERT_GE(r1.ops[i].end_ps, r1.ops[i].start_ps);
+    if (r1.ops[i].bound != BoundKind::start) ASSERT_LE(r1.ops[r1.ops[i].bound_op].end_ps, r1.ops[i].start_ps);
+  }
+}
+
+}  // namespace
+}  // namespace stasim::test

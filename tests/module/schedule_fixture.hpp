@@ -1,0 +1,53 @@
+// Shared helpers of the module tests: load trn3 (with overrides), build a schedule from inline YAML, run it in
+// a forked SystemC kernel, and look up op timings by name.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/hardware_config.hpp"
+#include "sim/schedule_yaml.hpp"
+#include "sim/simulate.hpp"
+
+namespace stasim::test {
+
+inline HardwareConfig trn3(const std::vector<std::string>& sets = {}) {
+  return load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", sets);
+}
+
+struct Run {
+  LoadedSchedule schedule;
+  SimResult result;
+
+  OpId id(const std::string& name) const {
+    for (OpId v = 0; v < schedule.graph.size(); ++v)
+      if (schedule.graph.op(v).name == name) return v;
+    ADD_FAILURE() << "no op " << name;
+    return 0;
+  }
+  Picoseconds start(const std::string& name) const { return result.ops[id(name)].start_ps; }
+  Picoseconds end(const std::string& name) const { return result.ops[id(name)].end_ps; }
+  std::string bound(const std::string& name) const;
+};
+
+inline std::string Run::bound(const std::string& name) const {
+  const OpTiming& t = result.ops[id(name)];
+  switch (t.bound) {
+    case BoundKind::start: return "start";
+    case BoundKind::dep: return "dep:" + schedule.graph.op(t.bound_op).name;
+    case BoundKind::queue: return "queue:" + schedule.graph.op(t.bound_op).name;
+    case BoundKind::psum: return "psum:" + schedule.graph.op(t.bound_op).name;
+  }
+  return "";
+}
+
+// The schedule is loaded into the returned object first, so the graph the result refers to stays alive.
+inline std::unique_ptr<Run> simulate_yaml(const std::string& yaml, const HardwareConfig& hw) {
+  auto run = std::make_unique<Run>(Run{read_schedule(YAML::Load(yaml), "test.yaml"), {}});
+  run->result = simulate_isolated(run->schedule.graph, hw, run->schedule.locator());
+  return run;
+}
+
+}  // namespace stasim::test
