@@ -190,7 +190,7 @@ ReplayResult run_replay_experiment(const ReplayConfig& c) {
   std::vector<ReplayRow> rows;
   auto add = [&](int finding, const char* history, std::string plan, Alignment a, bool flat) {
     runs.push_back({std::move(a), flat ? w13_flat : w13_split, flat ? w2_flat : w2_split});
-    rows.push_back({finding, history, std::move(plan), flat ? c.no_split_grid : c.grid, {}});
+    rows.push_back({finding, history, std::move(plan), flat ? c.no_split_grid : c.grid, {}, ""});
   };
   std::string swap0, swap1;
   add(1, "H0", "native seed " + std::to_string(f.h0_seed), h0, false);
@@ -244,6 +244,11 @@ ReplayResult run_replay_experiment(const ReplayConfig& c) {
   finding(6, "canonical third", k0 == k1 && k0 != n0 && k0 != n1,
           "canonical gives one result for both histories" + std::string(k0 != n0 && k0 != n1 ? ", unlike either" : ", equal to a") +
               " native result");
+  // Rows 2i and 2i+1 belong to one finding, in the order the findings were recorded.
+  for (size_t i = 0; i < result.rows.size(); ++i) {
+    const ReplayFinding& f = result.findings[i / 2];
+    result.rows[i].verdict = f.verdict + (f.holds ? "" : " (FAILED)");
+  }
   return result;
 }
 

@@ -50,6 +50,7 @@ struct ReplayRow {
   std::string plan;     // how the alignment was produced
   std::int64_t grid = 0;
   SurfaceHashes hashes;
+  std::string verdict;  // the finding this row takes part in, "(FAILED)" appended when it does not hold
 };
 
 struct ReplayFinding {

@@ -114,6 +114,9 @@ RoutingTrace read_json(const std::string& path, std::int64_t experts) {
     doc = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path + ": malformed JSON: " + e.what());
+  } catch (const nlohmann::json::out_of_range& e) {
+    // The parser rejects a literal like 1e999 this way: to the user it is a non-finite value.
+    throw InputError(path + ": a number is not finite (it overflows a double): " + e.what());
   }
   if (!doc.is_object()) throw InputError(path + ": expected a JSON object with 'ids' (and optionally 'weights')");
   Problems problems;
