@@ -146,14 +146,23 @@ std::string describe_cycle(const ScheduleGraph& g, const std::vector<char>& done
     via_queue.push_back(queue_edge);
     cur = next;
   }
-  // path[seen[cur]..] is the cycle, listed consumer -> producer; print producer -> consumer.
-  std::string text;
+  // path[first..] is the cycle walked consumer -> producer; via_queue[i] is the kind of the step from path[i]
+  // to its producer. List it producer -> consumer, starting from its earliest op so messages are stable.
   std::size_t first = static_cast<std::size_t>(seen[cur]);
+  std::vector<OpId> nodes;
+  std::vector<bool> queue_edge;  // queue_edge[k]: the edge nodes[k] -> nodes[k + 1] is program order
   for (std::size_t i = path.size(); i-- > first;) {
-    text += name(path[i]);
-    text += via_queue[i] ? " -(queue order)-> " : " -> ";
+    nodes.push_back(path[i]);
+    queue_edge.push_back(i == first ? via_queue.back() : via_queue[i - 1]);
   }
-  text += name(path.back());
+  std::size_t start_at = std::min_element(nodes.begin(), nodes.end()) - nodes.begin();
+  std::string text;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    std::size_t at = (start_at + k) % nodes.size();
+    text += name(nodes[at]);
+    text += queue_edge[at] ? " -(queue order)-> " : " -> ";
+  }
+  text += name(nodes[start_at]);
   return text;
 }
 

@@ -1,0 +1,90 @@
+// Cost formulas of docs/hardware-facts.md §4 with the arithmetic written out, on the shipped trn3 numbers
+// (tensor 2.4 GHz; vector/scalar/gpsimd 1.2 GHz; MIN_II 64; LoadStationary 32; GPSIMD_START 150).
+#include <gtest/gtest.h>
+
+#include "engines/cost_model.hpp"
+
+namespace stasim::cost {
+namespace {
+
+HardwareConfig trn3() { return load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml"); }
+
+TEST(CostModel, MatmulIsMovingFreeOrTheIssueFloorPlusLoadStationary) {
+  HardwareConfig hw = trn3();
+  // max(min(64, 128), 512) = 512, + 32 LoadStationary = 544.
+  EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 512, Dtype::bf16, true), 544);
+  // Stationary reused: 512.
+  EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 512, Dtype::bf16, false), 512);
+  // Matrix-vector with the vector moving (n = 1): max(min(64, 128), 1) = 64 (A8: one MM every 64 cycles).
+  EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 1, Dtype::bf16, false), 64);
+  // A one-column stationary: max(min(64, 1), 512) = 512.
+  EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 1, 512, Dtype::bf16, false), 512);
+  // FP32 inputs cost 4x: 512 x 4 = 2048, + 32.
+  EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 512, Dtype::fp32, true), 2080);
+}
+
+TEST(CostModel, TransposeIsPartitionsOrFreeUpTo64) {
+  HardwareConfig hw = trn3();
+  EXPECT_DOUBLE_EQ(transpose_cycles(hw.tensor, 128, 128), 128);  // max(128, min(64, 128))
+  EXPECT_DOUBLE_EQ(transpose_cycles(hw.tensor, 32, 512), 64);    // max(32, min(64, 512))
+  EXPECT_DOUBLE_EQ(transpose_cycles(hw.tensor, 16, 20), 20);     // max(16, min(64, 20))
+}
+
+TEST(CostModel, ActivationHasTheIssueFloorAndTheReduceReadOut) {
+  HardwareConfig hw = trn3();
+  EXPECT_DOUBLE_EQ(activation_cycles(hw.scalar, 512, false), 512);  // max(64, 512)
+  EXPECT_DOUBLE_EQ(activation_cycles(hw.scalar, 10, false), 64);    // max(64, 10)
+  EXPECT_DOUBLE_EQ(activation_cycles(hw.scalar, 512, true), 576);   // 512 + 64
+}
+
+TEST(CostModel, TensorTensorPassesAndPerfMode) {
+  HardwareConfig hw = trn3();
+  EXPECT_DOUBLE_EQ(tensor_tensor_cycles(hw.vector, 512, Dtype::fp32, true), 512);   // one input in PSUM: N
+  EXPECT_DOUBLE_EQ(tensor_tensor_cycles(hw.vector, 512, Dtype::fp32, false), 1024); // two SBUF passes: 2N
+  EXPECT_DOUBLE_EQ(tensor_tensor_cycles(hw.vector, 512, Dtype::bf16, false), 256);  // BF16 perf mode: 512 / 2
+  EXPECT_DOUBLE_EQ(tensor_tensor_cycles(hw.vector, 40, Dtype::fp32, false), 80);    // max(64, 2 x 40)
+}
+
+TEST(CostModel, TensorScalarAndCopyUseThePerfModeOnlyFromSbuf) {
+  HardwareConfig hw = trn3();
+  EXPECT_DOUBLE_EQ(tensor_scalar_cycles(hw.vector, 2048, Dtype::bf16, false), 512);  // 2048 / 4
+  EXPECT_DOUBLE_EQ(tensor_scalar_cycles(hw.vector, 2048, Dtype::bf16, true), 2048);  // PSUM input: no perf mode
+  EXPECT_DOUBLE_EQ(tensor_copy_cycles(hw.scalar, 2048, Dtype::bf16, false), 1024);   // ScalarE v4: 2048 / 2
+  EXPECT_DOUBLE_EQ(tensor_copy_cycles(hw.vector, 128, Dtype::bf16, false), 64);      // max(64, 128 / 4 = 32)
+  EXPECT_DOUBLE_EQ(tensor_copy_cycles(hw.vector, 512, Dtype::fp32, false), 512);
+}
+
+TEST(CostModel, ReduceMemsetIotaGather) {
+  HardwareConfig hw = trn3();
+  EXPECT_DOUBLE_EQ(tensor_reduce_cycles(hw.vector, 1024, Dtype::bf16), 512);  // N / 2 for BF16
+  EXPECT_DOUBLE_EQ(tensor_reduce_cycles(hw.vector, 1024, Dtype::fp32), 1024); // N
+  EXPECT_DOUBLE_EQ(memset_cycles(hw.vector, 1024, Dtype::bf16), 512);         // max(64, N / 2)
+  EXPECT_DOUBLE_EQ(memset_cycles(hw.vector, 100, Dtype::fp32), 100);          // max(64, N)
+  EXPECT_DOUBLE_EQ(iota_cycles(hw.gpsimd, 128), 278);                         // 150 + 128
+  // 150 start + 3072 elements / 16 per cycle = 150 + 192 = 342.
+  EXPECT_DOUBLE_EQ(gather_cycles(hw.gpsimd, 3072), 342);
+}
+
+TEST(CostModel, OpDurationConvertsWithTheEngineClockAndHonoursOverrides) {
+  HardwareConfig hw = trn3();
+  Op mm;
+  mm.engine = Engine::tensor;
+  mm.kind = OpKind::matmul;
+  mm.k = 128;
+  mm.m = 128;
+  mm.n = 512;
+  EXPECT_EQ(op_duration(mm, hw, false), 226667);  // 544 cycles / 2.4 GHz = 226.6667 ns
+  Op g;
+  g.engine = Engine::gpsimd;
+  g.kind = OpKind::gather;
+  g.free = 3072;
+  EXPECT_EQ(op_duration(g, hw, false), 285000);  // 342 cycles / 1.2 GHz
+  EXPECT_EQ(op_duration(g, hw, true), 368333);   // (342 + 100 static overhead) / 1.2 = 368.333 ns
+  g.cycles = 600;
+  EXPECT_EQ(op_duration(g, hw, true), 500000);   // an explicit cycle count replaces the formula
+  g.duration_ps = 7000;
+  EXPECT_EQ(op_duration(g, hw, true), 7000);
+}
+
+}  // namespace
+}  // namespace stasim::cost

@@ -1,0 +1,102 @@
+// Loading configs/hw/*.yaml and the errors bad values produce (file:line:column, key path, did-you-mean).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sim/hardware_config.hpp"
+
+namespace stasim {
+namespace {
+
+using testing::HasSubstr;
+
+std::string hw_path(const std::string& name) { return std::string(STASIM_SOURCE_DIR) + "/configs/hw/" + name + ".yaml"; }
+
+// Loads trn3.yaml with one line replaced, from a string.
+HardwareConfig trn3_with(const std::string& from, const std::string& to) {
+  YAML::Node root = load_yaml_file(hw_path("trn3"));
+  std::string text = YAML::Dump(root);
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  return read_hardware(YAML::Load(text), "trn3-edited.yaml");
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(HardwareConfig, ShippedGenerationsLoadWithTheirDocumentedNumbers) {
+  HardwareConfig t3 = load_hardware(hw_path("trn3"));
+  EXPECT_EQ(t3.name, "trn3");
+  EXPECT_EQ(t3.lnc, 2u);
+  EXPECT_DOUBLE_EQ(t3.tensor.clock_ghz, 2.4);
+  EXPECT_EQ(t3.sbuf.bytes_per_partition, 262144u);
+  EXPECT_DOUBLE_EQ(t3.dma.bytes_per_ns(), 528);                 // 16 engines x 33 B/ns
+  EXPECT_DOUBLE_EQ(t3.hbm_bytes_per_ns_available(), 1175);      // 4700 x 2 / 8
+  HardwareConfig t2 = load_hardware(hw_path("trn2"));
+  EXPECT_DOUBLE_EQ(t2.vector.clock_ghz, 0.96);
+  EXPECT_DOUBLE_EQ(t2.dma.bytes_per_ns(), 368);                 // 16 x 23
+  EXPECT_DOUBLE_EQ(t2.hbm_bytes_per_ns_available(), 725);       // 2900 x 2 / 8
+  HardwareConfig t1 = load_hardware(hw_path("trn1"));
+  EXPECT_EQ(t1.lnc, 1u);
+  EXPECT_DOUBLE_EQ(t1.tensor.clock_ghz, 2.8);
+  EXPECT_DOUBLE_EQ(t1.hbm_bytes_per_ns_available(), 410);       // 820 x 1 / 2
+}
+
+TEST(HardwareConfig, OverridesApplyWithTheSameValidation) {
+  HardwareConfig hw = load_hardware(hw_path("trn3"), {"core.dma.fixed_ns=900", "core.semaphore_ns=75"});
+  EXPECT_DOUBLE_EQ(hw.dma.fixed_ns, 900);
+  EXPECT_DOUBLE_EQ(hw.semaphore_ns, 75);
+  std::string e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.fixed_ns=-5"}); });
+  EXPECT_THAT(e, HasSubstr("(from --set): core.dma.fixed_ns: must not be negative"));
+  e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.fixd_ns=900"}); });
+  EXPECT_THAT(e, HasSubstr("has no key 'core.dma.fixd_ns' (did you mean 'core.dma.fixed_ns'?)"));
+  e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.engines=many"}); });
+  EXPECT_THAT(e, HasSubstr("core.dma.engines: expected a non-negative integer, got 'many'"));
+  e = error_of([] { load_hardware(hw_path("trn3"), {"nonsense"}); });
+  EXPECT_THAT(e, HasSubstr("expected key.path=value"));
+}
+
+TEST(HardwareConfig, UnknownKeyIsAnErrorWithLineAndSuggestion) {
+  std::string e = error_of([] { trn3_with("semaphore_ns: 50", "semaphore_nss: 50"); });
+  EXPECT_THAT(e, HasSubstr("trn3-edited.yaml:"));
+  EXPECT_THAT(e, HasSubstr("core.semaphore_nss: unknown key (did you mean 'core.semaphore_ns'?)"));
+  EXPECT_THAT(e, HasSubstr("missing required key 'core.semaphore_ns'"));
+}
+
+TEST(HardwareConfig, WrongTypesAndNonPositiveSizesAreReportedTogether) {
+  std::string e = error_of([] { trn3_with("banks: 8", "banks: eight"); });
+  EXPECT_THAT(e, HasSubstr("core.psum.banks: expected a non-negative integer, got 'eight'"));
+  e = error_of([] { trn3_with("bytes_per_ns_per_engine: 33", "bytes_per_ns_per_engine: 0"); });
+  EXPECT_THAT(e, HasSubstr("core.dma.bytes_per_ns_per_engine: must be positive"));
+  e = error_of([] { trn3_with("lnc: 2", "lnc: 9"); });
+  EXPECT_THAT(e, HasSubstr("lnc: must be between 1 and device.cores (8)"));
+}
+
+TEST(HardwareConfig, MalformedYamlNamesFileLineAndColumn) {
+  std::string e;
+  char path[] = "/tmp/stasim_bad_yamlXXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const char text[] = "name: trn3\ndevice: {cores: 8\n";
+  ASSERT_EQ(write(fd, text, sizeof text - 1), ssize_t(sizeof text - 1));
+  close(fd);
+  e = error_of([&] { load_hardware(path); });
+  EXPECT_THAT(e, HasSubstr(std::string(path) + ":3:1: malformed YAML"));
+  unlink(path);
+  e = error_of([] { load_hardware("/nonexistent/hw.yaml"); });
+  EXPECT_THAT(e, HasSubstr("/nonexistent/hw.yaml: cannot open the file"));
+}
+
+TEST(NearestMatch, SuggestsOnlyPlausibleTypos) {
+  EXPECT_EQ(nearest_match("fixd_ns", {"fixed_ns", "engines", "queues"}), "fixed_ns");
+  EXPECT_EQ(nearest_match("banana", {"fixed_ns", "engines", "queues"}), "");
+}
+
+}  // namespace
+}  // namespace stasim
