@@ -39,11 +39,39 @@ struct AlignOptions {
   bool generate = false;
   RoutingGeneratorConfig generator;
   std::string order = "native";
+  std::string plan;  // file of route ids per aligned row: replaces the order
   std::uint64_t seed = 0;
   std::int64_t block_size = 0;
   bool block_size_given = false;  // otherwise the reference rule chooses
   std::string json;
 };
+
+// Route ids separated by commas, spaces or newlines; '#' starts a comment line.
+std::vector<std::int64_t> read_plan_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the plan file");
+  std::vector<std::int64_t> plan;
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line[0] == '#') continue;
+    for (char& ch : line)
+      if (ch == ',') ch = ' ';
+    std::istringstream fields(line);
+    std::string field;
+    while (fields >> field) {
+      try {
+        size_t used = 0;
+        plan.push_back(std::stoll(field, &used));
+        if (used != field.size()) throw std::invalid_argument(field);
+      } catch (const std::exception&) {
+        throw InputError(path + ":" + std::to_string(line_number) + ": route id '" + field + "' is not an integer");
+      }
+    }
+  }
+  return plan;
+}
 
 std::string row_text(const Alignment& a, std::int64_t block) {
   std::ostringstream out;
@@ -67,7 +95,8 @@ void run_align(AlignOptions o) {
   if (!rule) require_positive("--block-size", o.block_size);
   const std::int64_t b = rule ? reference_block_size(trace.routes(), trace.experts) : o.block_size;
   const AlignmentOrder order = o.order == "native" ? AlignmentOrder::native : AlignmentOrder::canonical;
-  const Alignment a = align_routes(trace, b, order, o.seed);
+  const Alignment a = o.plan.empty() ? align_routes(trace, b, order, o.seed)
+                                     : align_with_plan(trace, b, read_plan_file(o.plan));
   const MembershipFingerprint fingerprint = membership_fingerprint(a);
   const std::string text = fingerprint_text(fingerprint);
 
@@ -276,6 +305,7 @@ void register_route_block_commands(CLI::App& app) {
   a->add_option("--routing-seed", align->generator.seed, "generated: routing seed")->capture_default_str();
   a->add_option("--order", align->order, "native (seeded history) or canonical (expert, route id)")->capture_default_str();
   a->add_option("--seed", align->seed, "native order: the history seed")->capture_default_str();
+  a->add_option("--plan", align->plan, "inject a plan: FILE of route ids per aligned row (M*k = padding)");
   CLI::Option* block_size = a->add_option("--block-size", align->block_size, "block size b (default: the reference rule)");
   a->add_option("--json", align->json, "write the alignment as JSON to FILE ('-' for stdout)");
   a->callback([align, block_size] {

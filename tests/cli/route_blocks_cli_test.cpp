@@ -107,6 +107,22 @@ TEST(RouteBlocksCli, AlignsARoutesFileCanonically) {
   EXPECT_EQ(a["fingerprint"], "0:0:1,2;0:1:4;2:0:0,5;3:0:3;");
 }
 
+TEST(RouteBlocksCli, InjectsAPlanAndChecksIt) {
+  const std::string routes = write_temp("p.yaml", "ids:\n  - [2, 0]\n  - [0, 3]\n  - [0, 2]\n");
+  // Route 1 moved from e0's first block to its second: a different membership, same layout.
+  const std::string plan = write_temp("plan.txt", "4, 2, 1, 6\n0 5 3 6\n");
+  const std::string json = temp_path("plan.json");
+  Outcome o = run_stasim("align --routes " + routes + " --experts 4 --block-size 2 --plan " + plan + " --json " + json);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(read_json(json)["fingerprint"], "0:0:2,4;0:1:1;2:0:0,5;3:0:3;");
+  EXPECT_EQ(read_json(json)["order"], "injected");
+  // Route 0 belongs to expert 2, not to expert 0's range.
+  const std::string bad = write_temp("bad_plan.txt", "0, 2, 1, 6, 4, 5, 3, 6\n");
+  o = run_stasim("align --routes " + routes + " --experts 4 --block-size 2 --plan " + bad);
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_TRUE(contains(o.output, "alignment plan row 0: route 0 goes to expert 2")) << o.output;
+}
+
 TEST(RouteBlocksCli, NativeAlignmentIsDeterministicForASeed) {
   const Outcome a = run_stasim("align --generate --tokens 21 --routing-seed 4 --seed 1");
   const Outcome b = run_stasim("align --generate --tokens 21 --routing-seed 4 --seed 1");
