@@ -1,0 +1,126 @@
+// The stasim binary end to end: `schedule` on the shipped example, its JSON, overrides, exit codes for bad
+// input (2) and simulation errors (1), and no SystemC banner in any output.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+using testing::HasSubstr;
+using testing::Not;
+
+struct Output {
+  int code;
+  std::string text;  // stdout and stderr together
+};
+
+Output run(const std::string& args) {
+  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string text;
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  std::string path = testing::TempDir() + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+TEST(ScheduleCli, ShippedExampleRunsWithoutABanner) {
+  Output o = run("schedule");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("total 5.373 us"));
+  EXPECT_THAT(o.text, HasSubstr("critical path: 5 ops: load_h -> mm_gate -> silu -> mul -> store"));
+  EXPECT_THAT(o.text, Not(HasSubstr("Copyright")));
+  EXPECT_THAT(o.text, Not(HasSubstr("SystemC")));
+}
+
+TEST(ScheduleCli, JsonHoldsTheDocumentedFields) {
+  std::string out = testing::TempDir() + "result.json";
+  Output o = run("schedule --quiet --json " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
+  // expert_ffn_tile, in ps (each step rounded to the picosecond): three loads share core 0's 528 B/ns
+  // (176 each) over 262144 effective bytes apiece: 1300000 + ceil(1489454.5) = 2789455; mm_gate starts
+  // + 50000 = 2839455 and takes 544 cycles at 2.4 GHz = 226667 -> 3066122; silu 3116122 + 426667 = 3542789;
+  // mul 3592789 + 426667 = 4019456; store (2048 effective bytes: ceil(3878.8) = 3879, + 1300000 fixed)
+  // 4069456 -> 5373335.
+  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 5373.335);
+  EXPECT_EQ(j["ops"].size(), 8u);
+  EXPECT_EQ(j["ops"][3]["name"], "mm_gate");
+  EXPECT_EQ(j["ops"][3]["bound_by"], "dep:load_h");
+  EXPECT_DOUBLE_EQ(j["ops"][3]["start_ns"].get<double>(), 2839.455);
+  EXPECT_EQ(j["engines"]["tensor"]["instructions"], 2);
+  EXPECT_EQ(j["dma"]["transfers"], 4);
+  EXPECT_EQ(j["dma"]["hbm_read_bytes"], 262400);  // 256 + 2 x 131072
+  EXPECT_EQ(j["dma"]["hbm_write_bytes"], 1024);
+  EXPECT_EQ(j["psum"]["peak_banks"], 2);
+  EXPECT_EQ(j["sbuf"]["capacity_bytes"], 128 * 245496);
+  EXPECT_EQ(j["critical_path"]["ops"].size(), 5u);
+  EXPECT_DOUBLE_EQ(j["critical_path"]["wait_ns"].get<double>(), 200.0);  // four semaphore hops
+  EXPECT_EQ(j["sim"]["ops"], 8);
+}
+
+TEST(ScheduleCli, SetOverridesAHardwareKey) {
+  std::string out = testing::TempDir() + "fast.json";
+  Output o = run("schedule --quiet --set core.dma.fixed_ns=300 --json " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
+  // Two transfers on the critical path each lose 1000 ns of fixed cost.
+  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 3373.335);
+}
+
+TEST(ScheduleCli, BadInputExitsTwoWithFileLineAndKey) {
+  Output o = run("schedule --set core.dma.fixd_ns=3");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.text, HasSubstr("did you mean 'core.dma.fixed_ns'?"));
+
+  std::string bad = temp_file("bad.yaml", "ops:\n  - {name: a, engine: vector, duration_ns: 5, deps: [b]}\n");
+  o = run("schedule --schedule " + bad);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.text, HasSubstr(bad + ":2: op 'a': deps: unknown op 'b'"));
+
+  std::string malformed = temp_file("malformed.yaml", "ops:\n  - {name: a, engine: vector\n");
+  o = run("schedule --schedule " + malformed);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.text, HasSubstr("malformed YAML"));
+
+  o = run("schedule --schedule /nonexistent.yaml");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.text, HasSubstr("/nonexistent.yaml: cannot open the file"));
+
+  o = run("schedule --no-such-flag");
+  EXPECT_EQ(o.code, 2);
+}
+
+TEST(ScheduleCli, DeadlockExitsOne) {
+  std::string path = temp_file("deadlock.yaml", R"(ops:
+  - {name: mm1, engine: tensor, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: mm2, engine: tensor, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: r1, engine: tensor, duration_ns: 10, deps: [mm1], releases_psum_bank: 0}
+  - {name: r2, engine: tensor, duration_ns: 10, deps: [mm2], releases_psum_bank: 0}
+)");
+  Output o = run("schedule --schedule " + path);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_THAT(o.text, HasSubstr("deadlock"));
+  EXPECT_THAT(o.text, HasSubstr("'mm2' (tensor, core 0) waits for a PSUM bank"));
+}
+
+TEST(BenchCli, PrintsThroughputAndMemory) {
+  Output o = run("bench --ops 20000");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("simulated ops/s"));
+  EXPECT_THAT(o.text, HasSubstr("bytes per op"));
+}
+
+}  // namespace
