@@ -60,7 +60,7 @@ void DmaModule::share_bandwidth(Picoseconds now) {
 DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds now) {
   const HardwareConfig& hw = state_.hw();
   const Op& o = state_.graph().op(op);
-  Transfer t{op, queue, 0, 0.0};
+  Transfer t{op, queue, 0, 0.0, 0.0, 0, Flow{}};
   if (o.duration_ps >= 0) {  // an explicit duration occupies the queue and no bandwidth
     t.data_start_ps = now + o.duration_ps;
   } else {

@@ -43,8 +43,9 @@ std::uint32_t max_contraction(const HardwareConfig& hw, Dtype d) {
   return hw.tensor.rows;
 }
 
-void check_op(const Op& o, const std::string& who, const HardwareConfig& hw, Problems& p) {
-  auto bad = [&](const std::string& msg) { p.add(who + ": " + msg); };
+void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& hw, Problems& p) {
+  // The op's name is only formatted when there is a problem: this loop runs over every op of large graphs.
+  auto bad = [&](const std::string& msg) { p.add(who(id) + ": " + msg); };
   if (o.core >= hw.lnc)
     bad("core " + std::to_string(o.core) + " does not exist: " + hw.name + " simulates lnc = " +
         std::to_string(hw.lnc) + " physical core(s), numbered 0.." + std::to_string(hw.lnc - 1));
@@ -192,7 +193,7 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   Problems p;
   const std::size_t n = g.size();
   constexpr std::size_t kMaxReported = 50;
-  for (OpId v = 0; v < n && p.list().size() < kMaxReported; ++v) check_op(g.op(v), who(v), hw, p);
+  for (OpId v = 0; v < n && p.list().size() < kMaxReported; ++v) check_op(g.op(v), v, who, hw, p);
 
   // A dependency on an op later in one's own queue can never be satisfied.
   std::vector<std::uint32_t> position(n, 0);
