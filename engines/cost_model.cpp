@@ -53,6 +53,10 @@ double gather_cycles(const EngineConfig& g, std::uint32_t elements) {
   return g.start_cycles + elements / g.gather_elements_per_cycle;
 }
 
+Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes) {
+  return ps_from_ns(c.alpha_ns + c.beta_ns_per_byte * static_cast<double>(bytes));
+}
+
 const EngineConfig& engine_config(const HardwareConfig& hw, Engine e) {
   switch (e) {
     case Engine::vector: return hw.vector;
@@ -67,6 +71,7 @@ double clock_ghz(const HardwareConfig& hw, Engine e) {
 
 Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
   if (op.duration_ps >= 0) return op.duration_ps;
+  if (op.engine == Engine::collective) return all_reduce_ps(hw.collective, op.bytes);
   double clock = clock_ghz(hw, op.engine);
   if (op.cycles >= 0) return ps_from_cycles(op.cycles, clock);
   double cycles = 0;

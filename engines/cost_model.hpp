@@ -34,6 +34,9 @@ double iota_cycles(const EngineConfig& g, std::uint32_t free);
 // the throughput is an assumption, HF §6.6).
 double gather_cycles(const EngineConfig& g, std::uint32_t elements);
 
+// TP all-reduce of `bytes` per rank: alpha + bytes x beta (parameters in the hardware config; assumed values).
+Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes);
+
 // Engine config of a compute engine (not DMA).
 const EngineConfig& engine_config(const HardwareConfig& hw, Engine e);
 double clock_ghz(const HardwareConfig& hw, Engine e);

@@ -9,7 +9,7 @@
 namespace stasim {
 
 struct Flow {
-  std::uint32_t resources[3];
+  std::uint32_t resources[3] = {0, 0, 0};
   std::uint32_t count = 0;
   void use(std::uint32_t r) { resources[count++] = r; }
 };

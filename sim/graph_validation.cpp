@@ -33,6 +33,7 @@ bool engine_runs(Engine e, OpKind k) {
       return k == OpKind::iota || k == OpKind::gather ||
              (is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce);
     case Engine::dma: return k == OpKind::transfer;
+    case Engine::collective: return k == OpKind::all_reduce;
   }
   return false;
 }
@@ -70,8 +71,8 @@ void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& 
       bad("m = " + std::to_string(o.m) + " exceeds the stationary free limit " + std::to_string(hw.tensor.columns));
     if (o.n > hw.tensor.max_moving_free)
       bad("n = " + std::to_string(o.n) + " exceeds the moving free limit " + std::to_string(hw.tensor.max_moving_free));
-  } else if (o.kind == OpKind::transfer) {
-    if (o.bytes == 0) bad("a DMA transfer needs positive bytes");
+  } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce) {
+    if (o.bytes == 0) bad(o.kind == OpKind::transfer ? "a DMA transfer needs positive bytes" : "an all_reduce needs positive bytes");
   } else if (o.kind == OpKind::fixed) {
     bad("kind 'fixed' needs cycles or duration_ns");
   } else if (o.free == 0) {

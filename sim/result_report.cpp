@@ -49,8 +49,9 @@ nlohmann::json result_json(const ScheduleGraph& graph, const HardwareConfig& hw,
     doc["ops"] = std::move(ops);
   }
   json engines = json::object();
-  for (int e = 0; e < kEngineCount - 1; ++e)
-    engines[engine_name(static_cast<Engine>(e))] = {{"active_ns", ns(r.engines[e].active_ps)},
+  for (int e = 0; e < kEngineCount; ++e)
+    if (static_cast<Engine>(e) != Engine::dma)
+      engines[engine_name(static_cast<Engine>(e))] = {{"active_ns", ns(r.engines[e].active_ps)},
                                                     {"instructions", r.engines[e].instructions}};
   doc["engines"] = engines;
   json cores = json::array();

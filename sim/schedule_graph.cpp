@@ -5,11 +5,11 @@
 namespace stasim {
 namespace {
 
-const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma"};
+const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
 const char* const kOpKindNames[] = {"matmul",        "transpose",   "activation",    "activation_reduce",
                                     "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce",
                                     "memset",        "iota",        "gather",        "transfer",
-                                    "fixed"};
+                                    "all_reduce",    "fixed"};
 const char* const kDtypeNames[] = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
 
 template <class E, size_t N>

@@ -14,8 +14,9 @@
 
 namespace stasim {
 
-enum class Engine : std::uint8_t { tensor, vector, scalar, gpsimd, dma };
-inline constexpr int kEngineCount = 5;
+// `collective` is the TP all-reduce path between ranks (alpha + bytes x beta), a queue like the engines.
+enum class Engine : std::uint8_t { tensor, vector, scalar, gpsimd, dma, collective };
+inline constexpr int kEngineCount = 6;
 const char* engine_name(Engine e);
 bool parse_engine(const std::string& text, Engine& out);
 
@@ -25,6 +26,7 @@ enum class OpKind : std::uint8_t {
   tensor_copy, tensor_reduce, memset,
   iota, gather,                                                 // gpsimd
   transfer,                                                     // dma
+  all_reduce,                                                   // collective
   fixed,                                                        // any engine, duration given
 };
 const char* op_kind_name(OpKind k);

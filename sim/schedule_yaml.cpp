@@ -28,10 +28,10 @@ bool parse_location(const std::string& text, Location& loc, std::uint8_t& peer) 
   return false;
 }
 
-const std::vector<std::string> kEngines = {"tensor", "vector", "scalar", "gpsimd", "dma"};
+const std::vector<std::string> kEngines = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
 const std::vector<std::string> kKinds = {"matmul", "transpose", "activation", "activation_reduce", "tensor_tensor",
                                          "tensor_scalar", "tensor_copy", "tensor_reduce", "memset", "iota",
-                                         "gather", "transfer", "fixed"};
+                                         "gather", "transfer", "all_reduce", "fixed"};
 const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
 
 std::string suggest(const std::string& word, const std::vector<std::string>& options) {
@@ -111,10 +111,11 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
     if (!op.name.empty() && ids.count(op.name)) r.problem("name", "op name '" + op.name + "' is used twice");
     if (!engine.empty() && !parse_engine(engine, op.engine))
       r.problem("engine", "unknown engine '" + engine + "'" + suggest(engine, kEngines) +
-                              "; engines: tensor, vector, scalar, gpsimd, dma");
+                              "; engines: tensor, vector, scalar, gpsimd, dma, collective");
     if (kind.empty()) {
       if (op.engine == Engine::dma) op.kind = OpKind::transfer;
       else if (op.engine == Engine::tensor) op.kind = OpKind::matmul;
+      else if (op.engine == Engine::collective) op.kind = OpKind::all_reduce;
       else if (op.cycles >= 0 || duration_ns >= 0) op.kind = OpKind::fixed;
       else r.problem("", "missing key 'kind' (the " + engine + " engine runs several kinds of op)");
     } else if (!parse_op_kind(kind, op.kind)) {
