@@ -2,8 +2,10 @@
 
 namespace stasim::cost {
 
-double dma_effective_bytes(std::uint64_t bytes, std::uint32_t partitions, double knee_bytes_per_partition) {
+double dma_effective_bytes(std::uint64_t bytes, std::uint32_t partitions, double knee_bytes_per_partition,
+                           std::uint32_t contiguous) {
   double per_partition = static_cast<double>(bytes) / partitions;
+  if (contiguous > 0 && contiguous < per_partition) per_partition = contiguous;
   if (per_partition >= knee_bytes_per_partition) return static_cast<double>(bytes);
   return static_cast<double>(bytes) * knee_bytes_per_partition / per_partition;
 }

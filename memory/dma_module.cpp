@@ -65,7 +65,7 @@ DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds n
     t.data_start_ps = now + o.duration_ps;
   } else {
     t.data_start_ps = now + cost::dma_fixed_ps(o, hw);
-    t.remaining_bytes = cost::dma_effective_bytes(o.bytes, o.partitions, hw.dma.knee_bytes_per_partition);
+    t.remaining_bytes = cost::dma_effective_bytes(o.bytes, o.partitions, hw.dma.knee_bytes_per_partition, o.contiguous_bytes);
   }
   t.flow.use(o.core);
   if (cost::touches_hbm(o)) t.flow.use(hw.lnc);

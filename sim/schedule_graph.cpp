@@ -82,6 +82,24 @@ std::uint32_t ScheduleGraph::join_psum_group(OpId op, const std::string& name) {
   return group;
 }
 
+std::uint32_t ScheduleGraph::new_psum_group(std::uint8_t core, std::int8_t bank, std::string name) {
+  PsumGroup g;
+  g.name = std::move(name);
+  g.core = core;
+  g.bank = bank;
+  groups_.push_back(std::move(g));
+  return static_cast<std::uint32_t>(groups_.size() - 1);
+}
+
+void ScheduleGraph::add_to_psum_group(OpId op, std::uint32_t group) {
+  PsumGroup& g = groups_[group];
+  Op& o = graph_[op];
+  o.psum_group = group;
+  o.psum_bank = g.bank;
+  if (g.first_op == kNoOp) g.first_op = op;
+  g.last_op = op;
+}
+
 std::uint16_t ScheduleGraph::phase_id(const std::string& phase) {
   auto it = std::find(phases_.begin(), phases_.end(), phase);
   if (it != phases_.end()) return static_cast<std::uint16_t>(it - phases_.begin());

@@ -62,6 +62,7 @@ struct Op {
   std::uint32_t k = 0, m = 0, n = 0;    // matmul: contraction, stationary free, moving free
   std::uint32_t free = 0;               // elements per partition (elementwise, gather, iota, memset, transpose)
   std::uint32_t psum_group = 0xFFFFFFFFu;
+  std::uint32_t contiguous_bytes = 0;   // DMA: longest contiguous run in HBM per descriptor (0 = the partition's bytes)
   std::uint64_t bytes = 0;              // DMA bytes
   double cycles = -1;                   // replaces the cost formula (in the engine's clock) when >= 0
   Picoseconds duration_ps = -1;         // replaces everything when >= 0
@@ -114,6 +115,9 @@ class ScheduleGraph {
   void use_buffer(OpId op, std::uint32_t buffer) { buffer_uses_.push_back({op, buffer}); }
   // Registers the accumulation group `name` for `op` (creating it on first use).
   std::uint32_t join_psum_group(OpId op, const std::string& name);
+  // Builders' form: a new group on (core, bank), then ops added to it by index.
+  std::uint32_t new_psum_group(std::uint8_t core, std::int8_t bank, std::string name);
+  void add_to_psum_group(OpId op, std::uint32_t group);
   void set_release(std::uint32_t group, OpId op) { groups_[group].release_op = op; }
   std::uint16_t phase_id(const std::string& phase);
   void reserve(std::size_t ops, std::size_t deps);

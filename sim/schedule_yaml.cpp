@@ -106,7 +106,7 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
         .optional("psum_bank", psum_bank).optional("psum_group", group).optional("releases_psum_bank", releases)
         .optional("cycles", op.cycles).optional("duration_ns", duration_ns).optional("phase", phase)
         .optional("buffers", used_buffers).optional("new_stationary", op.new_stationary)
-        .optional("input_in_psum", op.input_in_psum);
+        .optional("input_in_psum", op.input_in_psum).optional("contiguous_bytes", op.contiguous_bytes);
     r.finish();
     if (!op.name.empty() && ids.count(op.name)) r.problem("name", "op name '" + op.name + "' is used twice");
     if (!engine.empty() && !parse_engine(engine, op.engine))

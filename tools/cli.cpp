@@ -18,6 +18,7 @@ std::string resolve_config_path(const std::string& path) {
 int run(int argc, char** argv) {
   CLI::App app{"stasim: cycle-approximate simulator of scratchpad-based tensor accelerators"};
   app.require_subcommand(1);
+  register_decode_commands(app);
   register_schedule_commands(app);
   register_route_block_commands(app);
   try {

@@ -43,6 +43,10 @@ TEST(DmaCost, KneeScalesSmallPerPartitionTransfers) {
   EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(131072, 128, 2048), 262144);    // 1024 B/p: x 2048 / 1024
   EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(256, 128, 2048), 262144);       // 2 B/p: x 2048 / 2
   EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(2048, 1, 2048), 2048);          // exactly at the knee
+  // A column slice: 8192 B per partition arriving in runs of 192 B: x 2048 / 192.
+  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(1048576, 128, 2048, 192), 1048576.0 * 2048 / 192);
+  // Runs longer than the partition's bytes change nothing.
+  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(1048576, 128, 2048, 65536), 1048576);
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+// Options of the dataflow builders: the mechanisms of docs/cardan.md as switches (every ablation is a flag),
+// the down-projection schedule, and kernel parameters (DMA queues, weight buffering). Defaults are the full
+// mechanism; `auto` down schedules are resolved by the run driver, which simulates the candidates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace stasim {
+
+enum class Stationary : std::uint8_t { weight, activation };
+enum class Accumulate : std::uint8_t { sbuf, psum };
+
+struct DownSchedule {
+  Stationary stationary = Stationary::weight;
+  Accumulate accumulate = Accumulate::sbuf;
+  std::string name() const;  // "weight-sbuf", "activation-psum", ...
+};
+
+// Parses "weight-sbuf" | "weight-psum" | "activation-sbuf" | "activation-psum"; false for anything else.
+bool parse_down_schedule(const std::string& text, DownSchedule& out);
+
+struct DataflowOptions {
+  // cardan.md "Removing redundancy" and "The schedule".
+  bool reuse_shared_projections = true;  // z and T once per token, not once per expert
+  bool batch_gathers = true;             // one GpSimd gather per projection for all activated experts
+  bool joint_psum_accumulation = true;   // VQ reduction and C^T z accumulate into one PSUM group
+  bool overlap_windows = true;           // B, D during the router; J, C and down weights right after routing
+  DownSchedule down;
+  // Kernel parameters.
+  std::uint32_t dma_queues = 8;      // DMA queues a kernel spreads its transfers over, per core
+  std::uint32_t weight_buffers = 2;  // dense: expert weight slots (2 = double buffering); 0 = all resident
+  std::int64_t layers = 0;           // simulate the first N layers only (0 = all)
+  // Weight layout in HBM. false: the checkpoint's per-rank shard, row-major, so a column slice (one core's
+  // share of I, a 512-column chunk of the LM head) arrives in runs of its width and pays the DMA knee on each
+  // run. true: every core's tiles stored contiguously (an offline re-layout). The hybrid representation's own
+  // tensors (J, C, B, D) are always written in the kernel's tile layout.
+  bool pretiled_weights = false;
+};
+
+}  // namespace stasim

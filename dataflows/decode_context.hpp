@@ -1,0 +1,56 @@
+// DecodeContext: what every block builder of one decode step shares: the model, deployment, representation,
+// hardware and options, the KernelBuilder, the per-rank dimensions, and where the hidden state is ready on each
+// physical core. One TP rank is built (ranks are symmetric); it spans `lnc` physical cores, over which the
+// builders split I (experts, MLPs), heads (attention), columns (router, LM head).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataflows/dataflow_options.hpp"
+#include "dataflows/kernel_builder.hpp"
+#include "sim/hardware_config.hpp"
+#include "workloads/model_spec.hpp"
+#include "workloads/representation.hpp"
+
+namespace stasim {
+
+struct DecodeContext {
+  const ModelSpec& model;
+  const Deployment& deployment;
+  const Representation& representation;
+  const HardwareConfig& hw;
+  const DataflowOptions& options;
+  KernelBuilder& b;
+
+  std::uint32_t lnc = 1;      // physical cores of the rank
+  std::uint32_t tokens = 1;   // T: tokens decoded per step (the batch)
+  std::uint32_t hidden = 0;   // H
+  std::uint32_t h_tiles = 0;  // H / 128
+  std::vector<OpId> h_ready;  // per core: the op after which the layer input is available
+
+  DecodeContext(const ModelSpec& m, const Deployment& d, const Representation& r, const HardwareConfig& h,
+                const DataflowOptions& o, KernelBuilder& builder)
+      : model(m), deployment(d), representation(r), hw(h), options(o), b(builder),
+        lnc(h.lnc), tokens(static_cast<std::uint32_t>(d.batch)), hidden(static_cast<std::uint32_t>(m.hidden)),
+        h_tiles(static_cast<std::uint32_t>((m.hidden + 127) / 128)), h_ready(h.lnc, kNoOp) {}
+
+  // Columns of a dimension `total` that physical core `core` of the rank owns (an even split, remainder first).
+  std::uint32_t share(std::uint64_t total, std::uint32_t core) const {
+    std::uint64_t base = total / lnc, extra = total % lnc;
+    return static_cast<std::uint32_t>(base + (core < extra ? 1 : 0));
+  }
+  // Contiguous run of a column slice `slice_bytes` wide out of rows `row_bytes` wide (0 = contiguous).
+  std::uint32_t column_run(std::uint64_t slice_bytes, std::uint64_t row_bytes) const {
+    if (options.pretiled_weights || slice_bytes >= row_bytes) return 0;
+    return static_cast<std::uint32_t>(slice_bytes);
+  }
+  // Bytes of the hidden state of the batch: [H, T] in BF16.
+  std::uint64_t hidden_bytes() const { return std::uint64_t(hidden) * tokens * 2; }
+};
+
+// "c1.e5." — the core and block part of an op label.
+std::string label(std::uint32_t core, const std::string& block);
+
+}  // namespace stasim

@@ -1,0 +1,99 @@
+#include "dataflows/moe_block.hpp"
+
+#include "dataflows/layer_blocks.hpp"
+
+namespace stasim {
+
+void dense_routed_experts_on(DecodeContext& ctx, std::uint32_t core, const MoeInputs& in, DownCombiner& combiner);
+
+void dense_mlp(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, std::uint64_t i_rank, OpId normed,
+               DownCombiner& combiner, const std::string& name) {
+  const char* phase = "dense_mlp";
+  Deps start{ctx.h_ready[core]};
+  // All of the MLP's chunks in flight when they fit, else as many as the SBUF budget allows.
+  std::uint32_t chunks = static_cast<std::uint32_t>((ctx.model.gated ? 2 : 1) * ceil_div(i_cols, 512) + ceil_div(i_cols, kDownRowsPerChunk));
+  WeightRing ring(ctx, core, name + ".w", expert_chunk_bytes(ctx, i_cols), chunks, 0.3);
+  std::vector<OpId> gate_w, up_w;
+  if (ctx.model.gated) gate_w = load_projection(ctx, core, i_cols, i_rank, ring, start, phase, name + ".gate");
+  up_w = load_projection(ctx, core, i_cols, i_rank, ring, start, phase, name + ".up");
+  std::vector<OpId> down_w = load_down(ctx, core, i_cols, ring, start, phase, name);
+  ProjectionOut gate;
+  if (ctx.model.gated) gate = dense_projection(ctx, core, i_cols, {normed}, gate_w, ring, phase, name + ".gate");
+  ProjectionOut up = dense_projection(ctx, core, i_cols, {normed}, up_w, ring, phase, name + ".up");
+  OpId p_t = activation_product(ctx, core, i_cols, ctx.model.gated ? &gate : nullptr, up, false, name);
+  combiner.add_expert(i_cols, p_t, down_w, ring, name);
+}
+
+std::vector<OpId> moe_block(DecodeContext& ctx, std::int64_t layer, const RoutedExperts& routed) {
+  const ModelSpec& m = ctx.model;
+  MoeInputs in;
+  for (std::uint32_t c = 0; c < ctx.lnc; ++c) in.normed.push_back(rms_norm(ctx, c, {ctx.h_ready[c]}, "router", "moe.norm"));
+  in.topk = router_block(ctx, in.normed);
+  std::vector<OpId> partial(ctx.lnc);
+  std::vector<DownCombiner> combiners;
+  for (std::uint32_t c = 0; c < ctx.lnc; ++c) combiners.emplace_back(ctx, c, "moe");
+  for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
+    DownCombiner& combiner = combiners[c];
+    std::uint64_t shared = std::uint64_t(m.shared_experts) * m.shared_intermediate;
+    if (shared > 0) {
+      std::uint64_t rank_cols = ceil_div(shared, ctx.deployment.tp);
+      std::uint32_t cols = ctx.share(rank_cols, c);
+      if (cols > 0) dense_mlp(ctx, c, cols, rank_cols, in.normed[c], combiner, "shared");
+    }
+    if (m.parallel_dense_intermediate > 0) {
+      std::uint64_t rank_cols = ceil_div(m.parallel_dense_intermediate, ctx.deployment.tp);
+      std::uint32_t cols = ctx.share(rank_cols, c);
+      if (cols > 0) dense_mlp(ctx, c, cols, rank_cols, in.normed[c], combiner, "parallel_mlp");
+    }
+  }
+  routed(ctx, in, combiners);
+  for (std::uint32_t c = 0; c < ctx.lnc; ++c) partial[c] = combiners[c].finish();
+  (void)layer;
+  return finish_block(ctx, partial, "moe");
+}
+
+std::vector<OpId> dense_mlp_block(DecodeContext& ctx, std::int64_t layer) {
+  std::vector<OpId> partial(ctx.lnc);
+  std::uint64_t i_rank = ceil_div(ctx.model.dense_mlp_intermediate(layer), ctx.deployment.tp);
+  for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
+    DownCombiner combiner(ctx, c, "mlp");
+    OpId normed = rms_norm(ctx, c, {ctx.h_ready[c]}, "dense_mlp", "mlp.norm");
+    std::uint32_t cols = ctx.share(i_rank, c);
+    if (cols > 0) dense_mlp(ctx, c, cols, i_rank, normed, combiner, "mlp");
+    partial[c] = combiner.finish();
+  }
+  return finish_block(ctx, partial, "mlp");
+}
+
+void dense_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners) {
+  for (std::uint32_t core = 0; core < ctx.lnc; ++core) dense_routed_experts_on(ctx, core, in, combiners[core]);
+}
+
+void dense_routed_experts_on(DecodeContext& ctx, std::uint32_t core, const MoeInputs& in, DownCombiner& combiner) {
+  const ModelSpec& m = ctx.model;
+  std::uint64_t i_rank = m.intermediate_per_rank(ctx.deployment.tp);
+  std::uint32_t i_cols = ctx.share(i_rank, core);
+  if (i_cols == 0) return;
+  std::uint32_t k = static_cast<std::uint32_t>(m.top_k);
+  // Expert addresses are known once the router's top-k is; weights stream through a ring holding
+  // `weight_buffers` experts (2 = double buffering; 0 = all activated experts), cut to the SBUF budget.
+  std::uint32_t per_expert = static_cast<std::uint32_t>((m.gated ? 2 : 1) * ceil_div(i_cols, 512) + ceil_div(i_cols, kDownRowsPerChunk));
+  std::uint32_t experts_in_flight = ctx.options.weight_buffers == 0 ? k : std::min(ctx.options.weight_buffers, k);
+  WeightRing ring(ctx, core, "experts.w", expert_chunk_bytes(ctx, i_cols), experts_in_flight * per_expert, 0.6);
+  bool scale = combiner.wants_scaled_input();
+  Deps start{in.topk[core]};
+  for (std::uint32_t e = 0; e < k; ++e) {
+    std::string name = "e" + std::to_string(e);
+    std::vector<OpId> gate_w, up_w;
+    if (m.gated) gate_w = load_projection(ctx, core, i_cols, i_rank, ring, start, "gate_up", name + ".gate");
+    up_w = load_projection(ctx, core, i_cols, i_rank, ring, start, "gate_up", name + ".up");
+    std::vector<OpId> down_w = load_down(ctx, core, i_cols, ring, start, "down", name);
+    ProjectionOut gate;
+    if (m.gated) gate = dense_projection(ctx, core, i_cols, {in.normed[core]}, gate_w, ring, "gate_up", name + ".gate");
+    ProjectionOut up = dense_projection(ctx, core, i_cols, {in.normed[core]}, up_w, ring, "gate_up", name + ".up");
+    OpId p_t = activation_product(ctx, core, i_cols, m.gated ? &gate : nullptr, up, scale, name);
+    combiner.add_expert(i_cols, p_t, down_w, ring, name);
+  }
+}
+
+}  // namespace stasim

@@ -1,0 +1,58 @@
+// The run driver of `stasim run` and `stasim compare`: loads the model and hardware, builds the decode step of
+// a dataflow, simulates it (each simulation in a forked child, so several can run in one process), resolves
+// the `auto` down-projection schedule by simulating the four candidates and keeping the fastest (builders never
+// run the simulator), and turns the result into decode metrics.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dataflows/dataflow_registry.hpp"
+#include "sim/sim_result.hpp"
+
+namespace stasim::cli {
+
+struct RunRequest {
+  std::string model = "qwen3-30b-a3b";
+  std::string hw = "trn3";
+  std::string dataflow = "cardan";
+  std::int64_t d = 8, r = 384, K = 256;
+  std::optional<std::int64_t> batch, tp, lnc, context;
+  std::int64_t layers = 0;
+  std::string down = "auto";
+  bool no_reuse = false, no_batch_gathers = false, no_joint_psum = false, no_overlap = false;
+  std::vector<std::string> sets;  // hardware keys, or model keys prefixed "model."
+};
+
+struct DecodeRun {
+  std::string dataflow;
+  ModelSpec model;
+  Deployment deployment;
+  Representation representation;
+  HardwareConfig hw;
+  DataflowOptions options;
+  bool down_auto = false;
+  std::vector<std::pair<std::string, double>> down_candidates_us;  // schedule name, TPOT (auto only)
+  DecodeGraph decode;
+  SimResult result;
+};
+
+// Short names resolve to the shipped configs: "trn3" -> configs/hw/trn3.yaml, "qwen3-30b-a3b" ->
+// configs/models/qwen3-30b-a3b.yaml; anything else is a path.
+std::string resolve_hw(const std::string& name);
+std::string resolve_model(const std::string& name);
+
+DecodeRun run_decode(const RunRequest& request, const DataflowRegistry& registry);
+
+nlohmann::json decode_json(const DecodeRun& run);
+void print_decode(std::ostream& out, const DecodeRun& run);
+// Side-by-side table of several runs; speedups relative to the first.
+void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs);
+
+// Mean MoE-block time over the layers that have one (input ready on every core -> output ready on every core).
+double moe_block_us(const DecodeRun& run);
+
+}  // namespace stasim::cli

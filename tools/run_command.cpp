@@ -1,0 +1,108 @@
+// `stasim run` (one dataflow) and `stasim compare` (several side by side) on a model and a hardware config.
+#include <iostream>
+#include <sstream>
+
+#include "sim/input_error.hpp"
+#include "sim/result_report.hpp"
+#include "tools/cli.hpp"
+#include "tools/decode_run.hpp"
+
+namespace stasim::cli {
+namespace {
+
+struct RunOptions {
+  RunRequest request;
+  std::int64_t batch = 0, tp = 0, lnc = 0, context = 0;  // 0 = the model's deployment default
+  std::string dataflows = "dense,cardan";
+  std::string json;
+  bool quiet = false;
+};
+
+void add_common(CLI::App* sub, RunOptions& o) {
+  RunRequest& r = o.request;
+  sub->add_option("--model", r.model, "model name (configs/models/NAME.yaml) or YAML path")->capture_default_str();
+  sub->add_option("--hw", r.hw, "hardware name (configs/hw/NAME.yaml) or YAML path")->capture_default_str();
+  sub->add_option("--d", r.d, "VQ block length d")->capture_default_str();
+  sub->add_option("--r", r.r, "low-rank dimension r (0 = VQ only)")->capture_default_str();
+  sub->add_option("--K", r.K, "code words per code book")->capture_default_str();
+  sub->add_option("--batch", o.batch, "tokens per decode step (default: the model's deployment)");
+  sub->add_option("--tp", o.tp, "tensor-parallel degree (default: the model's deployment)");
+  sub->add_option("--lnc", o.lnc, "physical cores per rank (default: the hardware's lnc)");
+  sub->add_option("--context", o.context, "tokens in the KV cache (default: the model's deployment)");
+  sub->add_option("--layers", r.layers, "simulate the first N layers only (0 = all)")->capture_default_str();
+  sub->add_option("--down-schedule", r.down, "auto | weight-sbuf | weight-psum | activation-sbuf | activation-psum")
+      ->capture_default_str();
+  sub->add_flag("--no-reuse", r.no_reuse, "compute z and T once per expert instead of once per token");
+  sub->add_flag("--no-batch-gathers", r.no_batch_gathers, "one GpSimd gather per expert and projection");
+  sub->add_flag("--no-joint-psum", r.no_joint_psum, "VQ and LR parts each go through SBUF before the add");
+  sub->add_flag("--no-overlap", r.no_overlap, "no prefetch across the three overlap windows");
+  sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
+  sub->add_option("--json", o.json, "write the result as JSON to FILE ('-' for stdout)");
+  sub->add_flag("--quiet", o.quiet, "print no summary");
+}
+
+void apply_deployment(RunOptions& o) {
+  if (o.batch) o.request.batch = o.batch;
+  if (o.tp) o.request.tp = o.tp;
+  if (o.lnc) o.request.lnc = o.lnc;
+  if (o.context) o.request.context = o.context;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+void register_decode_commands(CLI::App& app) {
+  auto registry = std::make_shared<DataflowRegistry>();
+  register_builtin(*registry);
+
+  auto run_opts = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand("run", "Simulate one decode step of a model with one dataflow");
+  add_common(run, *run_opts);
+  run->add_option("--dataflow", run_opts->request.dataflow, "dense | cardan | vq-only | lr-only")->capture_default_str();
+  run->callback([run_opts, registry] {
+    apply_deployment(*run_opts);
+    DecodeRun result = run_decode(run_opts->request, *registry);
+    if (!run_opts->quiet) print_decode(std::cout, result);
+    if (!run_opts->json.empty()) write_json_file(run_opts->json, decode_json(result));
+  });
+
+  auto cmp_opts = std::make_shared<RunOptions>();
+  CLI::App* cmp = app.add_subcommand("compare", "Simulate several dataflows on one configuration, side by side");
+  add_common(cmp, *cmp_opts);
+  cmp->add_option("--dataflows", cmp_opts->dataflows, "comma-separated dataflows; speedups are against the first")
+      ->capture_default_str();
+  cmp->callback([cmp_opts, registry] {
+    apply_deployment(*cmp_opts);
+    std::vector<std::string> names = split(cmp_opts->dataflows);
+    if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
+    for (const auto& n : names) registry->find(n);  // unknown names fail before any simulation
+    std::vector<DecodeRun> runs;
+    for (const auto& n : names) {
+      RunRequest req = cmp_opts->request;
+      req.dataflow = n;
+      runs.push_back(run_decode(req, *registry));
+    }
+    if (!cmp_opts->quiet) print_comparison(std::cout, runs);
+    if (!cmp_opts->json.empty()) {
+      nlohmann::json doc = nlohmann::json::object();
+      nlohmann::json list = nlohmann::json::array();
+      for (const DecodeRun& r : runs) {
+        nlohmann::json j = decode_json(r);
+        j["speedup_vs_" + runs[0].dataflow] =
+            std::round(static_cast<double>(runs[0].result.total_ps) / static_cast<double>(r.result.total_ps) * 1e4) / 1e4;
+        list.push_back(j);
+      }
+      doc["runs"] = list;
+      write_json_file(cmp_opts->json, doc);
+    }
+  });
+}
+
+}  // namespace stasim::cli
