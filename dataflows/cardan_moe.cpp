@@ -169,8 +169,7 @@ class CardanCore {
     }
   }
 
-  // Window 2: the activated experts' private parts load right after routing (after z and T without overlap);
-  // window 3: the down weights too, while the gate/up work runs.
+  // Window 2: the activated experts' private parts load right after routing (after z and T without overlap).
   void load_private() {
     Deps start{in_.topk[core_]};
     if (!opt_.overlap_windows)
@@ -206,9 +205,12 @@ class CardanCore {
           coef_load_[e][p] = b_.dma(c_, std::uint64_t(r_) * i_cols_ * 2, std::min<std::uint32_t>(128, r_), Location::hbm,
                                     Location::sbuf, start, "lr", label(core_, pn + ".load_C"));
       }
-      if (opt_.overlap_windows)
-        down_load_[e] = load_down(ctx_, core_, i_cols_, *ring_, {in_.topk[core_]}, "down", en);
     }
+    // Window 3: the down weights' addresses are known after routing too; queued behind the private parts, they
+    // stream while GpSimd gathers and the tensor engine computes C_eᵀ z.
+    if (opt_.overlap_windows)
+      for (std::uint32_t e = 0; e < k_; ++e)
+        down_load_[e] = load_down(ctx_, core_, i_cols_, *ring_, {in_.topk[core_]}, "down", "e" + std::to_string(e));
   }
 
   // GpSimd selections, batched: one per projection for all activated experts. Without reuse each expert

@@ -1,0 +1,136 @@
+// Structure of the decode-step graphs: the tiling's instruction counts, the hybrid's mechanisms as switches
+// (reuse, batched gathers, joint accumulation, overlap windows), validity on every shipped model.
+#include "decode_fixture.hpp"
+
+namespace stasim::test {
+namespace {
+
+DataflowOptions layers(std::int64_t n) {
+  DataflowOptions o;
+  o.layers = n;
+  return o;
+}
+
+TEST(DecodeStructure, EveryShippedModelBuildsAValidGraphForBothDataflows) {
+  for (const char* model : {"qwen3-30b-a3b", "qwen3-coder-30b-a3b", "olmoe-1b-7b", "deepseek-v2-lite", "gemma-4-26b-a4b",
+                            "nemotron-3-nano-30b-a3b", "mixtral-8x7b", "deepseek-v3"}) {
+    for (const char* dataflow : {"dense", "cardan"}) {
+      SCOPED_TRACE(std::string(model) + " " + dataflow);
+      // Six layers reach Nemotron's first attention layer (pattern MEMEM*) and DeepSeek's first MoE layers.
+      Built b = build(model, dataflow, layers(6));
+      EXPECT_NO_THROW(validate_graph(b.decode.graph, b.hw));
+      EXPECT_EQ(b.decode.layers.size(), 6u);
+    }
+  }
+}
+
+TEST(DecodeStructure, DenseTilingGivesTheInstructionCounts) {
+  Built b = build("qwen3-30b-a3b", "dense", layers(1));
+  const ScheduleGraph& g = b.decode.graph;
+  // Qwen3: I = 768, tp 4 -> I_rank 192, lnc 2 -> 96 columns per core, H = 2048 -> 16 row tiles of 128.
+  // Gate: 16 k-tiles x ceil(96 / 512) = 1 n-tile = 16 matmuls per expert per core.
+  EXPECT_EQ(count_ops(g, ".gate.mm[", "L0.c0.e0."), 16u);
+  EXPECT_EQ(count_ops(g, ".up.mm[", "L0.c1.e7."), 16u);
+  // Weight-stationary down (the default of a fixed choice): 16 H tiles x ceil(96 / 128) = 1 I tile.
+  EXPECT_EQ(count_ops(g, ".down[", "L0.c0.e3."), 16u);
+  // One DMA per gate/up chunk and one per down chunk: 3 per expert per core, 8 experts, 2 cores.
+  EXPECT_EQ(count_ops(g, ".load", "L0.c0.e"), 24u);
+  EXPECT_EQ(count_ops(g, ".load", "L0.c1.e"), 24u);
+  // One transpose of p per 128 columns: 1 per expert per core.
+  EXPECT_EQ(count_ops(g, ".transpose[", "L0.c0.e5."), 1u);
+}
+
+TEST(DecodeStructure, ActivationStationaryDownUsesWideMatmulsAndALayoutConversion) {
+  DataflowOptions o = layers(1);
+  o.down = {Stationary::activation, Accumulate::sbuf};
+  Built b = build("qwen3-30b-a3b", "dense", o);
+  const ScheduleGraph& g = b.decode.graph;
+  // p^T stationary, W_down [96, 512] moving: ceil(96/128) = 1 x 2048 / 512 = 4 matmuls of n = 512.
+  EXPECT_EQ(count_ops(g, ".down[", "L0.c0.e0."), 4u);
+  // [T, H] rows back to [128, H/128 x T]: 16 transposes per expert.
+  EXPECT_EQ(count_ops(g, ".layout_t[", "L0.c0.e0."), 16u);
+}
+
+TEST(DecodeStructure, SharedProjectionsOncePerLayerWithReuseAndPerExpertWithout) {
+  Built on = build("qwen3-30b-a3b", "cardan", layers(2));
+  // z (one drain per projection) and T (2 tables of 128 block rows: H/d = 256 rows) per core per layer.
+  EXPECT_EQ(count_ops(on.decode.graph, ".z_drain", "L1.c0."), 2u);
+  EXPECT_EQ(count_ops(on.decode.graph, ".T_mm[", "L1.c0."), 2u * 2u);
+  DataflowOptions off = layers(2);
+  off.reuse_shared_projections = false;
+  Built b = build("qwen3-30b-a3b", "cardan", off);
+  EXPECT_EQ(count_ops(b.decode.graph, ".z_drain", "L1.c0."), 2u * 8u);  // per projection per expert (k = 8)
+  EXPECT_EQ(count_ops(b.decode.graph, ".T_mm[", "L1.c0."), 2u * 2u * 8u);
+  // B and D are still loaded once per layer: they stay resident across the expert loop.
+  EXPECT_EQ(count_ops(b.decode.graph, ".load_D", "L1.c0."), 2u);
+  EXPECT_EQ(count_ops(b.decode.graph, ".load_B", "L1.c0."), 2u);
+}
+
+TEST(DecodeStructure, GathersPerLayerAreTwoBatchedAndTwoPerExpertUnbatched) {
+  auto gathers = [](const Built& b) {
+    std::size_t n = 0;
+    const ScheduleGraph& g = b.decode.graph;
+    for (OpId v = 0; v < g.size(); ++v)
+      if (g.op(v).kind == OpKind::gather && g.op(v).name.rfind("L0.c0.", 0) == 0) ++n;
+    return n;
+  };
+  EXPECT_EQ(gathers(build("qwen3-30b-a3b", "cardan", layers(1))), 2u);
+  DataflowOptions o = layers(1);
+  o.batch_gathers = false;
+  EXPECT_EQ(gathers(build("qwen3-30b-a3b", "cardan", o)), 2u * 8u);
+  // The batched gather covers k x (H/d) x I_core elements: 8 x 256 x 96 = 196608.
+  Built b = build("qwen3-30b-a3b", "cardan", layers(1));
+  for (OpId v = 0; v < b.decode.graph.size(); ++v)
+    if (b.decode.graph.op(v).kind == OpKind::gather) EXPECT_EQ(b.decode.graph.op(v).free, 196608u);
+}
+
+TEST(DecodeStructure, JointAccumulationSkipsTheStandaloneVectors) {
+  Built joint = build("qwen3-30b-a3b", "cardan", layers(1));
+  EXPECT_EQ(count_ops(joint.decode.graph, ".vq_drain", "L0."), 0u);
+  DataflowOptions o = layers(1);
+  o.joint_psum_accumulation = false;
+  Built split = build("qwen3-30b-a3b", "cardan", o);
+  // Each expert's gate and up write their VQ and LR parts to SBUF and add them: 2 cores x 8 experts x 2.
+  EXPECT_EQ(count_ops(split.decode.graph, ".vq_drain", "L0."), 32u);
+  EXPECT_EQ(count_ops(split.decode.graph, ".lr_drain", "L0."), 32u);
+  EXPECT_EQ(count_ops(split.decode.graph, ".add[", "L0."), 32u);
+}
+
+TEST(DecodeStructure, VqOnlyHasNoLowRankPartAndLrOnlyNoGathers) {
+  Built vq = build("qwen3-30b-a3b", "vq-only", layers(1), 2, 384, 256);
+  EXPECT_EQ(vq.rep.r, 0);
+  EXPECT_EQ(count_ops(vq.decode.graph, ".lr_mm[", "L0."), 0u);
+  EXPECT_EQ(count_ops(vq.decode.graph, ".load_D", "L0."), 0u);
+  Built lr = build("qwen3-30b-a3b", "lr-only", layers(1));
+  EXPECT_EQ(count_ops(lr.decode.graph, "gather", "L0."), 0u);
+  EXPECT_GT(count_ops(lr.decode.graph, ".lr_mm[", "L0."), 0u);
+}
+
+TEST(DecodeStructure, HybridReadsFewerHbmBytesExactlyAsTheStorageArithmeticSays) {
+  auto hbm_read = [](const Built& b) {
+    std::uint64_t bytes = 0;
+    const ScheduleGraph& g = b.decode.graph;
+    for (OpId v = 0; v < g.size(); ++v)
+      if (g.op(v).engine == Engine::dma && g.op(v).src == Location::hbm) bytes += g.op(v).bytes;
+    return bytes;
+  };
+  Built dense = build("qwen3-30b-a3b", "dense", layers(2));
+  Built hybrid = build("qwen3-30b-a3b", "cardan", layers(2));
+  const Deployment& dep = dense.model.deployment;
+  // Per layer: k experts' bytes (per rank) differ; the hybrid adds D once per rank (split over the cores) and B
+  // on every core. Everything else (attention, router, LM head) is the same.
+  std::int64_t k = dense.model.top_k;
+  std::int64_t dense_expert = dense.rep.expert_bytes(dense.model, dep).total();
+  std::int64_t hybrid_expert = hybrid.rep.expert_bytes(hybrid.model, dep).total();
+  SharedBytes shared = hybrid.rep.shared_bytes_per_layer(hybrid.model);
+  std::int64_t per_layer = k * (dense_expert - hybrid_expert) - shared.basis_bytes - std::int64_t(hybrid.hw.lnc) * shared.codebook_bytes;
+  // Qwen3 per rank: dense expert 3 x 2048 x 192 x 2 = 2359296 B; hybrid gate/up: J 256 x 192 + C 384 x 192 x 2
+  // = 196608 per projection, + down 786432 = 1179648 B; D: 2 x 2048 x 384 x 2 = 3145728; B: 2 x 256 x 8 x 2 = 8192.
+  EXPECT_EQ(dense_expert, 2359296);
+  EXPECT_EQ(hybrid_expert, 1179648);
+  EXPECT_EQ(per_layer, 8 * (2359296 - 1179648) - 3145728 - 2 * 8192);
+  EXPECT_EQ(std::int64_t(hbm_read(dense)) - std::int64_t(hbm_read(hybrid)), 2 * per_layer);
+}
+
+}  // namespace
+}  // namespace stasim::test
