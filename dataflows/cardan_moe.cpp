@@ -37,7 +37,8 @@ OpId shared_z(DecodeContext& ctx, std::uint32_t core, std::uint32_t rows, OpId n
   for (std::uint32_t rt = 0; rt < r_tiles; ++rt)
     for (std::uint32_t kt = 0; kt < row_tiles; ++kt)
       last = b.matmul(c, std::min<std::uint32_t>(128, rows - kt * 128), std::min<std::uint32_t>(128, r - rt * 128),
-                      ctx.tokens, true, acc, {normed, basis}, "shared_proj", label(core, idx(name + ".z_mm", rt * row_tiles + kt)));
+                      ctx.tokens, true, acc, rt == 0 && kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
+                      label(core, idx(name + ".z_mm", rt * row_tiles + kt)));
   OpId z = b.compute(Engine::vector, OpKind::tensor_copy, c, r_tiles * ctx.tokens, std::min<std::uint32_t>(128, r), {last},
                      "shared_proj", label(core, name + ".z_drain"), true, &acc, Dtype::fp32);
   return z;
@@ -283,11 +284,11 @@ class CardanCore {
       // Σ_b of the gathered code words: a ones vector stationary (loaded once), the gathered rows moving.
       for (std::uint32_t bt = 0; vq_ && bt < b_tiles; ++bt)
         vq_last = b_.matmul(c_, std::min<std::uint32_t>(128, blocks_ - bt * 128), ctx_.tokens, n, bt == 0, vq_acc,
-                            {gathered_[e][p]}, "gather", label(core_, idx(pn + ".vq_sum", nt * b_tiles + bt)));
+                            bt == 0 ? Deps{gathered_[e][p]} : Deps{}, "gather", label(core_, idx(pn + ".vq_sum", nt * b_tiles + bt)));
       // C_eᵀ z: z [r, T] stationary per 128 rows, C_e moving.
       for (std::uint32_t rt = 0; lr_ && rt < r_tiles; ++rt)
         lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), ctx_.tokens, n, true, lr_acc,
-                            {z, coef_load_[e][p]}, "lr", label(core_, idx(pn + ".lr_mm", nt * r_tiles + rt)));
+                            rt == 0 ? Deps{z, coef_load_[e][p]} : Deps{}, "lr", label(core_, idx(pn + ".lr_mm", nt * r_tiles + rt)));
       if (joint) {
         out.accs.push_back(vq_ ? vq_acc : lr_acc);
         out.ready.push_back(lr_ ? lr_last : vq_last);

@@ -7,6 +7,8 @@ namespace stasim {
 DecodeGraph build_decode_step(const ModelSpec& model, const Deployment& deployment, const Representation& rep,
                               const HardwareConfig& hw, const DataflowOptions& options, const RoutedExperts& routed) {
   DecodeGraph out;
+  std::int64_t layer_count = options.layers > 0 ? std::min(options.layers, model.layers) : model.layers;
+  out.graph.reserve(static_cast<std::size_t>(layer_count) * 1200 + 2000, static_cast<std::size_t>(layer_count) * 2400 + 4000);
   KernelBuilder builder(out.graph, hw, options.dma_queues);
   DecodeContext ctx(model, deployment, rep, hw, options, builder);
   std::int64_t layers = options.layers > 0 ? std::min(options.layers, model.layers) : model.layers;

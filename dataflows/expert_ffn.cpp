@@ -57,8 +57,10 @@ ProjectionOut dense_projection(DecodeContext& ctx, std::uint32_t core, std::uint
     d.reserve(deps.size() + 1);
     d.insert(d.end(), deps.begin(), deps.end());
     d.push_back(chunks[nt]);
+    // Only a chain's first matmul carries the deps: the rest follow it in the tensor queue anyway.
     for (std::uint32_t kt = 0; kt < ctx.h_tiles; ++kt)
-      last = b.matmul(c, 128, ctx.tokens, n, true, acc, d, phase, label(core, idx(name + ".mm", nt * ctx.h_tiles + kt)));
+      last = b.matmul(c, 128, ctx.tokens, n, true, acc, kt == 0 ? d : Deps{}, phase,
+                      label(core, idx(name + ".mm", nt * ctx.h_tiles + kt)));
     ring.read_by(chunks[nt], last);
     out.accs.push_back(acc);
     out.ready.push_back(last);
@@ -142,8 +144,9 @@ void DownCombiner::add_expert(std::uint32_t i_cols, OpId p_t, const std::vector<
       OpId last = kNoOp;
       for (std::uint32_t ht = bank * tiles_per_bank; ht < std::min(ctx_.h_tiles, (bank + 1) * tiles_per_bank); ++ht)
         for (std::uint32_t it = 0; it < i_tiles; ++it) {
-          last = b.matmul(core_, std::min<std::uint32_t>(128, i_cols - it * 128), 128, T, true, accs[bank], deps_of(it), "down",
-                          label(core_, idx(name + ".down", ht * i_tiles + it)));
+          // Every chunk was waited for by the first H tile's matmuls; later ones follow in the queue.
+          last = b.matmul(core_, std::min<std::uint32_t>(128, i_cols - it * 128), 128, T, true, accs[bank],
+                          ht == 0 ? deps_of(it) : Deps{}, "down", label(core_, idx(name + ".down", ht * i_tiles + it)));
           chunk_reader[it / kTilesPerChunk] = last;
         }
       if (psum) {
@@ -175,7 +178,8 @@ void DownCombiner::add_expert(std::uint32_t i_cols, OpId p_t, const std::vector<
         for (std::uint32_t nt = g0; nt < g1; ++nt) {
           last[nt - g0] = b.matmul(core_, std::min<std::uint32_t>(128, i_cols - it * 128), T,
                                    std::min<std::uint32_t>(kBankColumns, ctx_.hidden - nt * kBankColumns), nt == g0,
-                                   accs[nt - g0], deps_of(it), "down", label(core_, idx(name + ".down", it * n_tiles + nt)));
+                                   accs[nt - g0], g0 == 0 && nt == g0 ? deps_of(it) : Deps{}, "down",
+                                   label(core_, idx(name + ".down", it * n_tiles + nt)));
           chunk_reader[it / kTilesPerChunk] = last[nt - g0];
         }
       for (std::uint32_t nt = g0; nt < g1; ++nt) {

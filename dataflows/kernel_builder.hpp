@@ -68,6 +68,7 @@ class KernelBuilder {
   std::vector<std::uint32_t> next_queue_;  // per core
   std::vector<std::uint32_t> next_bank_;   // per core
   std::vector<std::vector<char>> reserved_;  // per core and bank: held by a long-lived group
+  std::vector<std::pair<const char*, std::uint16_t>> phase_cache_;
 };
 
 // Ceiling division for tile counts.

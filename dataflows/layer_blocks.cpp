@@ -35,7 +35,8 @@ std::vector<OpId> streamed_projection(DecodeContext& ctx, std::uint32_t core, st
     d.push_back(w);
     for (std::uint64_t kt = 0; kt < k_tiles; ++kt) {
       std::uint32_t k = static_cast<std::uint32_t>(std::min<std::uint64_t>(128, k_dim - kt * 128));
-      last = b.matmul(c, k, ctx.tokens, n, true, acc, d, phase, label(core, idx(name + ".mm", nt * k_tiles + kt)), dtype);
+      last = b.matmul(c, k, ctx.tokens, n, true, acc, kt == 0 ? d : Deps{}, phase,
+                      label(core, idx(name + ".mm", nt * k_tiles + kt)), dtype);
     }
     ring.read_by(w, last);
     drains.push_back(b.compute(Engine::vector, drain, c, n, ctx.tokens, {last}, phase, label(core, idx(name + ".drain", nt)),
