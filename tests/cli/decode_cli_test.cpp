@@ -1,0 +1,99 @@
+// `stasim run` and `stasim compare` end to end: defaults run with no argument, JSON fields, and bad input
+// (exit 2 with the parameter and its limit named).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+using testing::HasSubstr;
+
+struct Output {
+  int code;
+  std::string text;
+};
+
+Output run(const std::string& args) {
+  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string text;
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+TEST(DecodeCli, RunWorksWithNoArgumentAndPrintsTheReport) {
+  Output o = run("run --layers 2");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("Qwen3-30B-A3B on trn3"));
+  EXPECT_THAT(o.text, HasSubstr("dataflow cardan (hybrid(d=8,r=384,K=256))"));
+  EXPECT_THAT(o.text, HasSubstr("TPOT "));
+  EXPECT_THAT(o.text, HasSubstr("down schedule "));
+  EXPECT_THAT(o.text, HasSubstr("critical path by phase"));
+  EXPECT_THAT(o.text, testing::Not(HasSubstr("Copyright")));
+}
+
+TEST(DecodeCli, RunJsonHoldsTheDocumentedFields) {
+  std::string path = testing::TempDir() + "run.json";
+  Output o = run("run --layers 2 --quiet --down-schedule weight-psum --json " + path);
+  ASSERT_EQ(o.code, 0) << o.text;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
+  for (const char* key : {"tpot_us", "layers", "moe_block_us", "critical_path", "engines", "dma", "storage",
+                          "down_schedule", "sim"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["layers"], 2);
+  EXPECT_EQ(j["down_schedule"]["stationary"], "weight");
+  EXPECT_EQ(j["down_schedule"]["accumulate"], "psum");
+  // 8/8 + 16 x 384/2048 + 16 (256 x 8 + 2048 x 384)/(128 x 2048 x 768) = 1 + 3 + 0.0627 = 4.0627.
+  EXPECT_DOUBLE_EQ(j["storage"]["bits_per_weight"].get<double>(), 4.0627);
+  EXPECT_EQ(j["engines"]["gpsimd"]["instructions"], 2 * 2 * 2);  // 2 batched gathers x 2 cores x 2 layers
+  for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"})
+    EXPECT_TRUE(j["critical_path"]["by_engine_us"].contains(e)) << e;
+  EXPECT_GT(j["dma"]["hbm_read_bytes"].get<double>(), 0);
+}
+
+TEST(DecodeCli, CompareReportsSpeedupsAgainstTheFirstDataflow) {
+  std::string path = testing::TempDir() + "compare.json";
+  Output o = run("compare --layers 2 --dataflows dense,cardan --down-schedule weight-sbuf --json " + path);
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("dense"));
+  EXPECT_THAT(o.text, HasSubstr("cardan"));
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["runs"][0]["speedup_vs_dense"].get<double>(), 1.0);
+  double speedup = j["runs"][0]["tpot_us"].get<double>() / j["runs"][1]["tpot_us"].get<double>();
+  EXPECT_NEAR(j["runs"][1]["speedup_vs_dense"].get<double>(), speedup, 1e-4);
+}
+
+TEST(DecodeCli, BadParametersNameTheParameterAndTheLimit) {
+  struct Case {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"run --d 7", "d = 7 does not divide hidden H = 2048"},
+      {"run --K 512", "K = 512"},
+      {"run --r 5000", "r = 5000"},
+      {"run --dataflow cardn", "unknown dataflow 'cardn' (did you mean 'cardan'?)"},
+      {"run --down-schedule sideways", "--down-schedule 'sideways'"},
+      {"run --tp 5", "tp"},
+      {"run --model no-such-model", "cannot open the file"},
+      {"run --hw trn1", "pass --lnc to choose one"},
+      {"run --set core.sbuf.bytes_per_partition=40000", "does not fit"},
+      {"run --set model.moe.top_kk=2", "did you mean"},
+      {"compare --dataflows dense,nope", "unknown dataflow 'nope'"},
+  };
+  for (const Case& c : cases) {
+    Output o = run(std::string(c.args) + " --layers 1");
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
+    EXPECT_THAT(o.text, HasSubstr(c.message)) << c.args;
+  }
+}
+
+}  // namespace
