@@ -22,34 +22,68 @@ Picoseconds union_length(std::vector<std::pair<Picoseconds, Picoseconds>>& inter
   return total;
 }
 
+namespace {
+
+using Intervals = std::vector<std::pair<Picoseconds, Picoseconds>>;
+
+// Union length of intervals already sorted by start.
+Picoseconds sorted_union_length(const Intervals& intervals) {
+  Picoseconds total = 0, cur_start = 0, cur_end = -1;
+  bool open = false;
+  for (const auto& [s, e] : intervals) {
+    if (!open || s > cur_end) {
+      if (open) total += cur_end - cur_start;
+      cur_start = s;
+      cur_end = e;
+      open = true;
+    } else {
+      cur_end = std::max(cur_end, e);
+    }
+  }
+  return open ? total + cur_end - cur_start : 0;
+}
+
+Intervals merged(const Intervals& a, const Intervals& b) {
+  Intervals out(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin());
+  return out;
+}
+
+}  // namespace
+
 void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& r) {
-  using Intervals = std::vector<std::pair<Picoseconds, Picoseconds>>;
+  // Each queue runs in program order, so its intervals come sorted by start: merge queues instead of sorting.
   std::vector<std::array<Intervals, kEngineCount>> per_core(hw.lnc);
-  std::array<Intervals, kEngineCount> all;
   r.per_core.assign(hw.lnc, {});
   r.total_ps = 0;
+  for (const Queue& q : graph.queues()) {
+    Intervals mine;
+    mine.reserve(q.ops.size());
+    for (OpId v : q.ops) mine.emplace_back(r.ops[v].start_ps, r.ops[v].end_ps);
+    int e = static_cast<int>(q.engine);
+    Intervals& into = per_core[q.core][e];
+    into = into.empty() ? std::move(mine) : merged(into, mine);
+  }
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& op = graph.op(v);
-    const OpTiming& t = r.ops[v];
-    int e = static_cast<int>(op.engine);
-    r.total_ps = std::max(r.total_ps, t.end_ps);
-    per_core[op.core][e].emplace_back(t.start_ps, t.end_ps);
-    r.per_core[op.core][e].instructions++;
-    r.engines[e].instructions++;
+    r.total_ps = std::max(r.total_ps, r.ops[v].end_ps);
+    r.per_core[op.core][static_cast<int>(op.engine)].instructions++;
+    r.engines[static_cast<int>(op.engine)].instructions++;
     if (op.engine == Engine::dma) {
       r.dma_transfers++;
       if (op.src == Location::hbm) r.hbm_read_bytes += op.bytes;
       if (op.dst == Location::hbm) r.hbm_write_bytes += op.bytes;
     }
   }
-  for (std::uint32_t c = 0; c < hw.lnc; ++c) {
-    for (int e = 0; e < kEngineCount; ++e) {
-      r.per_core[c][e].active_ps = union_length(per_core[c][e]);
-      all[e].insert(all[e].end(), per_core[c][e].begin(), per_core[c][e].end());
+  for (int e = 0; e < kEngineCount; ++e) {
+    Intervals all;
+    for (std::uint32_t c = 0; c < hw.lnc; ++c) {
+      r.per_core[c][e].active_ps = sorted_union_length(per_core[c][e]);
+      all = all.empty() ? std::move(per_core[c][e]) : merged(all, per_core[c][e]);
       Intervals().swap(per_core[c][e]);  // keep the peak memory at one copy of the intervals
     }
+    r.engines[e].active_ps = sorted_union_length(all);
   }
-  for (int e = 0; e < kEngineCount; ++e) r.engines[e].active_ps = union_length(all[e]);
   r.dma_active_ps = r.engines[static_cast<int>(Engine::dma)].active_ps;
 }
 

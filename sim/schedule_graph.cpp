@@ -34,6 +34,9 @@ bool parse_dtype(const std::string& text, Dtype& out) { return parse_enum(text, 
 
 std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue) {
   std::uint64_t key = (std::uint64_t{core} << 24) | (std::uint64_t(engine) << 16) | dma_queue;
+  // Builders emit long runs on few queues: remember the last lookups before hashing.
+  for (const auto& [k, index] : recent_queues_)
+    if (k == key) return index;
   auto [it, inserted] = queue_lookup_.emplace(key, static_cast<std::uint32_t>(queues_.size()));
   if (inserted) {
     Queue q;
@@ -42,6 +45,8 @@ std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::
     q.dma_queue = dma_queue;
     queues_.push_back(std::move(q));
   }
+  recent_queues_[recent_next_] = {key, it->second};
+  recent_next_ = (recent_next_ + 1) % recent_queues_.size();
   return it->second;
 }
 

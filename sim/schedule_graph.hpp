@@ -5,6 +5,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -141,6 +142,13 @@ class ScheduleGraph {
   std::vector<Queue> queues_;
   std::vector<std::uint32_t> queue_of_;
   std::unordered_map<std::uint64_t, std::uint32_t> queue_lookup_;  // (core, engine, dma queue) -> queue
+  // A small cache in front of it; an empty entry holds a key no queue has.
+  std::array<std::pair<std::uint64_t, std::uint32_t>, 8> recent_queues_ = [] {
+    std::array<std::pair<std::uint64_t, std::uint32_t>, 8> a{};
+    a.fill({~std::uint64_t{0}, 0});
+    return a;
+  }();
+  std::size_t recent_next_ = 0;
   std::vector<Buffer> buffers_;
   std::vector<BufferUse> buffer_uses_;
   std::vector<PsumGroup> groups_;
