@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
@@ -121,6 +122,31 @@ TEST(BenchCli, PrintsThroughputAndMemory) {
   EXPECT_EQ(o.code, 0) << o.text;
   EXPECT_THAT(o.text, HasSubstr("simulated ops/s"));
   EXPECT_THAT(o.text, HasSubstr("bytes per op"));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ScheduleCli, ShippedPsumContentionExampleWaitsForTheDrain) {
+  std::string out = testing::TempDir() + "psum.json";
+  Output o = run("schedule --quiet --schedule configs/schedules/psum_contention.yaml --json " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : j["ops"]) ops[op["name"]] = op;
+  // Group c needs bank 0, held by group a until drain_a ends: a1 0-226.667, a2 226.667-440 (512 cycles, the
+  // stationary reused), b1 440-666.667; drain_a starts 440 + 50 = 490 and takes 512 / 1.2 = 426.667 -> 916.667.
+  EXPECT_EQ(ops["c1"]["bound_by"], "psum:drain_a");
+  EXPECT_DOUBLE_EQ(ops["c1"]["start_ns"].get<double>(), 916.667);
+  EXPECT_EQ(j["psum"]["peak_banks"], 2);
+}
+
+TEST(ScheduleCli, ShippedExamplesAllRun) {
+  for (const char* s : {"expert_ffn_tile", "dma_sharing", "psum_contention", "cross_core_reduce"}) {
+    Output o = run(std::string("schedule --quiet --schedule configs/schedules/") + s + ".yaml");
+    EXPECT_EQ(o.code, 0) << s << "\n" << o.text;
+  }
 }
 
 }  // namespace
