@@ -4,24 +4,6 @@
 
 namespace stasim {
 
-Picoseconds union_length(std::vector<std::pair<Picoseconds, Picoseconds>>& intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  Picoseconds total = 0, cur_start = 0, cur_end = -1;
-  bool open = false;
-  for (const auto& [s, e] : intervals) {
-    if (!open || s > cur_end) {
-      if (open) total += cur_end - cur_start;
-      cur_start = s;
-      cur_end = e;
-      open = true;
-    } else {
-      cur_end = std::max(cur_end, e);
-    }
-  }
-  if (open) total += cur_end - cur_start;
-  return total;
-}
-
 namespace {
 
 using Intervals = std::vector<std::pair<Picoseconds, Picoseconds>>;
@@ -42,6 +24,15 @@ Picoseconds sorted_union_length(const Intervals& intervals) {
   }
   return open ? total + cur_end - cur_start : 0;
 }
+
+}  // namespace
+
+Picoseconds union_length(Intervals& intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  return sorted_union_length(intervals);
+}
+
+namespace {
 
 Intervals merged(const Intervals& a, const Intervals& b) {
   Intervals out(a.size() + b.size());

@@ -3,31 +3,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
+
+#include "cli_runner.hpp"
 
 namespace {
 
 using testing::HasSubstr;
 
-struct Output {
-  int code;
-  std::string text;
-};
+using stasim::test::Output;
 
-Output run(const std::string& args) {
-  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+Output run(const std::string& args) { return stasim::test::run_stasim(args); }
 
 TEST(DecodeCli, RunWorksWithNoArgumentAndPrintsTheReport) {
   Output o = run("run --layers 2");

@@ -3,33 +3,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
+
+#include "cli_runner.hpp"
 
 namespace {
 
 using testing::HasSubstr;
 using testing::Not;
 
-struct Output {
-  int code;
-  std::string text;  // stdout and stderr together
-};
+using stasim::test::Output;
 
-Output run(const std::string& args) {
-  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+Output run(const std::string& args) { return stasim::test::run_stasim(args); }
 
 std::string temp_file(const std::string& name, const std::string& content) {
   std::string path = testing::TempDir() + name;
