@@ -44,15 +44,15 @@ OpId shared_z(DecodeContext& ctx, std::uint32_t core, std::uint32_t rows, OpId n
   return z;
 }
 
-// T = h_blocksᵀ B: h reshaped to [d, H/d] stationary per 128 blocks, B [d, K] moving; drained to SBUF (GpSimd
-// cannot read PSUM).
+// T = h_blocksᵀ B per token: h reshaped to [d, H/d x T] stationary per 128 (block, token) rows, B [d, K]
+// moving; drained to SBUF (GpSimd cannot read PSUM).
 OpId shared_table(DecodeContext& ctx, std::uint32_t core, OpId normed, OpId codebook, const std::string& name) {
   KernelBuilder& b = ctx.b;
   std::uint8_t c = static_cast<std::uint8_t>(core);
   std::uint32_t d = static_cast<std::uint32_t>(ctx.representation.d);
   std::uint32_t K = static_cast<std::uint32_t>(ctx.representation.K);
-  std::uint32_t blocks = ctx.hidden / d;
-  OpId reshaped = b.compute(Engine::vector, OpKind::tensor_copy, c, blocks * ctx.tokens, std::min<std::uint32_t>(d, 128),
+  std::uint32_t blocks = ctx.hidden / d * ctx.tokens;  // (block, token) rows
+  OpId reshaped = b.compute(Engine::vector, OpKind::tensor_copy, c, blocks, std::min<std::uint32_t>(d, 128),
                             {normed}, "shared_proj", label(core, name + ".h_blocks"));
   Deps drains;
   for (std::uint32_t bt = 0; bt < ceil_div(blocks, 128); ++bt) {
@@ -89,7 +89,7 @@ class CardanCore {
         core_(core), c_(static_cast<std::uint8_t>(core)) {
     const ModelSpec& m = ctx.model;
     i_cols_ = ctx.share(m.intermediate_per_rank(ctx.deployment.tp), core);
-    k_ = static_cast<std::uint32_t>(m.top_k);
+    k_ = ctx.experts.size();
     vq_ = rep_.has_vq();
     lr_ = rep_.has_lr();
     r_ = static_cast<std::uint32_t>(rep_.r);
@@ -237,21 +237,22 @@ class CardanCore {
   // Expert e: the VQ reduction and C_eᵀ z into PSUM, φ and product, and the down projection.
   void expert(std::uint32_t e) {
     std::string en = "e" + std::to_string(e);
+    std::uint32_t T = ctx_.experts.groups[e].padded_tokens;
     const Shared* own = opt_.reuse_shared_projections ? shared_[0].data() : shared_[e].data();
     std::vector<ProjectionOut> outs(projections_.size());
     for (std::size_t p = 0; p < projections_.size(); ++p) {
       std::string pn = en + "." + projections_[p].name;
       if (!projections_[p].compressed) {
-        outs[p] = dense_projection(ctx_, core_, i_cols_, {in_.normed[core_]}, dense_load_[e][p], *ring_, "gate_up", pn);
+        outs[p] = dense_projection(ctx_, core_, i_cols_, {in_.normed[core_]}, dense_load_[e][p], *ring_, "gate_up", pn, T);
         continue;
       }
       outs[p] = compressed_projection(e, p, own[p].z, pn);
     }
     const ProjectionOut* gate = ctx_.model.gated ? &outs[0] : nullptr;
-    OpId p_t = activation_product(ctx_, core_, i_cols_, gate, outs.back(), combiner_.wants_scaled_input(), en);
+    OpId p_t = activation_product(ctx_, core_, i_cols_, gate, outs.back(), combiner_.wants_scaled_input(), en, T);
     if (!opt_.overlap_windows)  // without window 3 the down weights load only once gate/up is done
       down_load_[e] = load_down(ctx_, core_, i_cols_, *ring_, {p_t}, "down", en);
-    combiner_.add_expert(i_cols_, p_t, down_load_[e], *ring_, en);
+    combiner_.add_expert(i_cols_, p_t, down_load_[e], *ring_, en, T);
     b_.use(p_t, private_buf_);
   }
 
@@ -259,7 +260,10 @@ class CardanCore {
   void emit_gather(std::size_t p, std::uint32_t first, std::uint32_t count, OpId table, const std::string& name) {
     Deps d{table};
     for (std::uint32_t e = first; e < first + count; ++e) d.push_back(idx_load_[e][p]);
-    std::uint64_t elements = std::uint64_t(count) * blocks_ * i_cols_ * ctx_.tokens;
+    // Each expert's selections cover its own tokens.
+    std::uint64_t elements = 0;
+    for (std::uint32_t e = first; e < first + count; ++e)
+      elements += std::uint64_t(blocks_) * i_cols_ * ctx_.experts.groups[e].tokens;
     OpId g = b_.compute(Engine::gpsimd, OpKind::gather, c_, static_cast<std::uint32_t>(elements), 128, d, "gather",
                         label(core_, name));
     for (std::uint32_t e = first; e < first + count; ++e) gathered_[e][p] = g;
@@ -267,6 +271,7 @@ class CardanCore {
 
   ProjectionOut compressed_projection(std::uint32_t e, std::size_t p, OpId z, const std::string& pn) {
     ProjectionOut out;
+    std::uint32_t T = ctx_.experts.groups[e].padded_tokens;
     std::uint32_t n_tiles = static_cast<std::uint32_t>(ceil_div(i_cols_, kBankColumns));
     std::uint32_t b_tiles = static_cast<std::uint32_t>(ceil_div(blocks_, 128));
     std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(r_, 128));
@@ -283,22 +288,22 @@ class CardanCore {
       OpId vq_last = kNoOp, lr_last = kNoOp;
       // Σ_b of the gathered code words: a ones vector stationary (loaded once), the gathered rows moving.
       for (std::uint32_t bt = 0; vq_ && bt < b_tiles; ++bt)
-        vq_last = b_.matmul(c_, std::min<std::uint32_t>(128, blocks_ - bt * 128), ctx_.tokens, n, bt == 0, vq_acc,
+        vq_last = b_.matmul(c_, std::min<std::uint32_t>(128, blocks_ - bt * 128), T, n, bt == 0, vq_acc,
                             bt == 0 ? Deps{gathered_[e][p]} : Deps{}, "gather", label(core_, idx(pn + ".vq_sum", nt * b_tiles + bt)));
       // C_eᵀ z: z [r, T] stationary per 128 rows, C_e moving.
       for (std::uint32_t rt = 0; lr_ && rt < r_tiles; ++rt)
-        lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), ctx_.tokens, n, true, lr_acc,
+        lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), T, n, true, lr_acc,
                             rt == 0 ? Deps{z, coef_load_[e][p]} : Deps{}, "lr", label(core_, idx(pn + ".lr_mm", nt * r_tiles + rt)));
       if (joint) {
         out.accs.push_back(vq_ ? vq_acc : lr_acc);
         out.ready.push_back(lr_ ? lr_last : vq_last);
       } else {
         // Each part writes a standalone vector to SBUF before they are added (no joint accumulation).
-        OpId a = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, ctx_.tokens, {vq_last}, "gather",
+        OpId a = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, T, {vq_last}, "gather",
                             label(core_, idx(pn + ".vq_drain", nt)), true, &vq_acc, Dtype::fp32);
-        OpId l = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, ctx_.tokens, {lr_last}, "lr",
+        OpId l = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, T, {lr_last}, "lr",
                             label(core_, idx(pn + ".lr_drain", nt)), true, &lr_acc, Dtype::fp32);
-        out.ready.push_back(b_.compute(Engine::vector, OpKind::tensor_tensor, c_, n, ctx_.tokens, {a, l}, "lr",
+        out.ready.push_back(b_.compute(Engine::vector, OpKind::tensor_tensor, c_, n, T, {a, l}, "lr",
                                        label(core_, idx(pn + ".add", nt)), false, nullptr, Dtype::fp32));
         out.in_psum = false;
       }
@@ -343,7 +348,7 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
     each([&](CardanCore& c) { c.sum_partials(round, cores); });
   };
   const DataflowOptions& opt = ctx.options;
-  std::uint32_t k = static_cast<std::uint32_t>(ctx.model.top_k);
+  std::uint32_t k = ctx.experts.size();
   each([](CardanCore& c) { c.load_shared(); });
   if (!opt.reuse_shared_projections && !opt.batch_gathers) {
     // Each expert computes its own z and T, gathers and runs, one after the other.

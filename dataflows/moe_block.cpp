@@ -74,25 +74,28 @@ void dense_routed_experts_on(DecodeContext& ctx, std::uint32_t core, const MoeIn
   std::uint64_t i_rank = m.intermediate_per_rank(ctx.deployment.tp);
   std::uint32_t i_cols = ctx.share(i_rank, core);
   if (i_cols == 0) return;
-  std::uint32_t k = static_cast<std::uint32_t>(m.top_k);
-  // Expert addresses are known once the router's top-k is; weights stream through a ring holding
-  // `weight_buffers` experts (2 = double buffering; 0 = all activated experts), cut to the SBUF budget.
+  const std::vector<ExpertGroup>& experts = ctx.experts.groups;
+  std::uint32_t count = ctx.experts.size();
+  // Expert addresses are known once the router's top-k is; each expert of the step (the union of the batch's
+  // choices) is loaded once, through a ring holding `weight_buffers` experts (2 = double buffering; 0 = all
+  // activated experts), cut to the SBUF budget.
   std::uint32_t per_expert = static_cast<std::uint32_t>((m.gated ? 2 : 1) * ceil_div(i_cols, 512) + ceil_div(i_cols, kDownRowsPerChunk));
-  std::uint32_t experts_in_flight = ctx.options.weight_buffers == 0 ? k : std::min(ctx.options.weight_buffers, k);
+  std::uint32_t experts_in_flight = ctx.options.weight_buffers == 0 ? count : std::min(ctx.options.weight_buffers, count);
   WeightRing ring(ctx, core, "experts.w", expert_chunk_bytes(ctx, i_cols), experts_in_flight * per_expert, 0.6);
   bool scale = combiner.wants_scaled_input();
   Deps start{in.topk[core]};
-  for (std::uint32_t e = 0; e < k; ++e) {
+  for (std::uint32_t e = 0; e < count; ++e) {
     std::string name = "e" + std::to_string(e);
+    std::uint32_t T = experts[e].padded_tokens;
     std::vector<OpId> gate_w, up_w;
     if (m.gated) gate_w = load_projection(ctx, core, i_cols, i_rank, ring, start, "gate_up", name + ".gate");
     up_w = load_projection(ctx, core, i_cols, i_rank, ring, start, "gate_up", name + ".up");
     std::vector<OpId> down_w = load_down(ctx, core, i_cols, ring, start, "down", name);
     ProjectionOut gate;
-    if (m.gated) gate = dense_projection(ctx, core, i_cols, {in.normed[core]}, gate_w, ring, "gate_up", name + ".gate");
-    ProjectionOut up = dense_projection(ctx, core, i_cols, {in.normed[core]}, up_w, ring, "gate_up", name + ".up");
-    OpId p_t = activation_product(ctx, core, i_cols, m.gated ? &gate : nullptr, up, scale, name);
-    combiner.add_expert(i_cols, p_t, down_w, ring, name);
+    if (m.gated) gate = dense_projection(ctx, core, i_cols, {in.normed[core]}, gate_w, ring, "gate_up", name + ".gate", T);
+    ProjectionOut up = dense_projection(ctx, core, i_cols, {in.normed[core]}, up_w, ring, "gate_up", name + ".up", T);
+    OpId p_t = activation_product(ctx, core, i_cols, m.gated ? &gate : nullptr, up, scale, name, T);
+    combiner.add_expert(i_cols, p_t, down_w, ring, name, T);
   }
 }
 

@@ -25,7 +25,9 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_option("--d", r.d, "VQ block length d")->capture_default_str();
   sub->add_option("--r", r.r, "low-rank dimension r (0 = VQ only)")->capture_default_str();
   sub->add_option("--K", r.K, "code words per code book")->capture_default_str();
-  sub->add_option("--batch", o.batch, "tokens per decode step (default: the model's deployment)");
+  sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)");
+  sub->add_option("--routes", r.routes, "routing of the batch: YAML/JSON/CSV file, one row of top-k experts per token");
+  sub->add_option("--routing-seed", r.routing_seed, "seed of the uniform routing used without --routes")->capture_default_str();
   sub->add_option("--tp", o.tp, "tensor-parallel degree (default: the model's deployment)");
   sub->add_option("--lnc", o.lnc, "physical cores per rank (default: the hardware's lnc)");
   sub->add_option("--context", o.context, "tokens in the KV cache (default: the model's deployment)");
