@@ -13,6 +13,7 @@ namespace {
 struct RunOptions {
   RunRequest request;
   std::int64_t batch = 0, tp = 0, lnc = 0, context = 0;  // 0 = the model's deployment default
+  CLI::Option* batch_given = nullptr;  // --batch was passed (so 0 is reported, not taken as the default)
   std::string dataflows = "dense,cardan";
   std::string json;
   bool quiet = false;
@@ -25,7 +26,7 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_option("--d", r.d, "VQ block length d")->capture_default_str();
   sub->add_option("--r", r.r, "low-rank dimension r (0 = VQ only)")->capture_default_str();
   sub->add_option("--K", r.K, "code words per code book")->capture_default_str();
-  sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)");
+  o.batch_given = sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)");
   sub->add_option("--routes", r.routes, "routing of the batch: YAML/JSON/CSV file, one row of top-k experts per token");
   sub->add_option("--routing-seed", r.routing_seed, "seed of the uniform routing used without --routes")->capture_default_str();
   sub->add_option("--tp", o.tp, "tensor-parallel degree (default: the model's deployment)");
@@ -44,7 +45,7 @@ void add_common(CLI::App* sub, RunOptions& o) {
 }
 
 void apply_deployment(RunOptions& o) {
-  if (o.batch) o.request.batch = o.batch;
+  if (o.batch || (o.batch_given && o.batch_given->count() > 0)) o.request.batch = o.batch;
   if (o.tp) o.request.tp = o.tp;
   if (o.lnc) o.request.lnc = o.lnc;
   if (o.context) o.request.context = o.context;
