@@ -39,6 +39,10 @@ struct DataflowOptions {
   // run. true: every core's tiles stored contiguously (an offline re-layout). The hybrid representation's own
   // tensors (J, C, B, D) are always written in the kernel's tile layout.
   bool pretiled_weights = false;
+  // Surrounding-projection fusion (docs/cardan.md): the dense projections that read the MoE block's normalized
+  // hidden state (router scores, shared-expert gate/up) and a dense layer's gate/up stream as one wider weight
+  // through one chain of matmuls (BF16: the fused router no longer runs in FP32).
+  bool fuse_projections = false;
   // Batched decode: the step's routing (B tokens x k experts); without one, a uniform trace drawn from
   // `routing_seed`. The same routing applies to every MoE layer of the step.
   std::shared_ptr<const RoutingTrace> routes;

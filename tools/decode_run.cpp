@@ -71,6 +71,11 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.options.overlap_windows = !req.no_overlap;
   run.options.layers = req.layers;
   run.options.routing_seed = req.routing_seed;
+  run.options.fuse_projections = req.fuse_projections;
+  if (req.fuse_projections && run.model.shared_experts == 0)
+    throw InputError("--fuse-projections: nothing fuses on " + run.model.name +
+                     ": fusion joins the router with shared-expert projections that read the same hidden state, "
+                     "and this model has no shared experts (it applies to DeepSeek-V2-Lite and Nemotron-3-Nano)");
   if (!req.routes.empty()) {
     auto trace = std::make_shared<RoutingTrace>(read_routing_file(req.routes, run.model.experts));
     if (trace->tokens != run.deployment.batch)

@@ -27,6 +27,7 @@ struct RunRequest {
   std::vector<std::string> sets;  // hardware keys, or model keys prefixed "model."
   std::string routes;                 // batched decode: routing file (workloads/routing.hpp formats); "" = seeded
   std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given
+  bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection
 };
 
 struct DecodeRun {

@@ -39,6 +39,8 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_flag("--no-batch-gathers", r.no_batch_gathers, "one GpSimd gather per expert and projection");
   sub->add_flag("--no-joint-psum", r.no_joint_psum, "VQ and LR parts each go through SBUF before the add");
   sub->add_flag("--no-overlap", r.no_overlap, "no prefetch across the three overlap windows");
+  sub->add_flag("--fuse-projections", r.fuse_projections,
+                "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
   sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
   sub->add_option("--json", o.json, "write the result as JSON to FILE ('-' for stdout)");
   sub->add_flag("--quiet", o.quiet, "print no summary");
@@ -68,7 +70,7 @@ void register_decode_commands(CLI::App& app) {
   auto run_opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Simulate one decode step of a model with one dataflow");
   add_common(run, *run_opts);
-  run->add_option("--dataflow", run_opts->request.dataflow, "dense | cardan | vq-only | lr-only")->capture_default_str();
+  run->add_option("--dataflow", run_opts->request.dataflow, "dense | xla | cardan | vq-only | lr-only | w4a8")->capture_default_str();
   run->callback([run_opts, registry] {
     apply_deployment(*run_opts);
     DecodeRun result = run_decode(run_opts->request, *registry);

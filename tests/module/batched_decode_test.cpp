@@ -75,3 +75,22 @@ TEST(XlaBaseline, NoExpertWeightIsRequestedBeforeTheRoutingRoundTrip) {
 
 }  // namespace
 }  // namespace stasim::cli
+
+namespace stasim::cli {
+namespace {
+
+TEST(FuseProjections, IsAnInputErrorWhereNothingFuses) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  for (const char* model : {"qwen3-30b-a3b", "olmoe-1b-7b", "gemma-4-26b-a4b"}) {
+    RunRequest req;
+    req.model = model;
+    req.dataflow = "dense";
+    req.layers = 1;
+    req.fuse_projections = true;
+    EXPECT_THROW(run_decode(req, registry), InputError) << model;
+  }
+}
+
+}  // namespace
+}  // namespace stasim::cli
