@@ -44,15 +44,15 @@ OpId shared_z(DecodeContext& ctx, std::uint32_t core, std::uint32_t rows, OpId n
   return z;
 }
 
-// T = h_blocksᵀ B: h reshaped to [d, H/d] stationary per 128 blocks, B [d, K] moving; drained to SBUF (GpSimd
-// cannot read PSUM).
+// T = h_blocksᵀ B per token: h reshaped to [d, H/d x T] stationary per 128 (block, token) rows, B [d, K]
+// moving; drained to SBUF (GpSimd cannot read PSUM).
 OpId shared_table(DecodeContext& ctx, std::uint32_t core, OpId normed, OpId codebook, const std::string& name) {
   KernelBuilder& b = ctx.b;
   std::uint8_t c = static_cast<std::uint8_t>(core);
   std::uint32_t d = static_cast<std::uint32_t>(ctx.representation.d);
   std::uint32_t K = static_cast<std::uint32_t>(ctx.representation.K);
-  std::uint32_t blocks = ctx.hidden / d;
-  OpId reshaped = b.compute(Engine::vector, OpKind::tensor_copy, c, blocks * ctx.tokens, std::min<std::uint32_t>(d, 128),
+  std::uint32_t blocks = ctx.hidden / d * ctx.tokens;  // (block, token) rows
+  OpId reshaped = b.compute(Engine::vector, OpKind::tensor_copy, c, blocks, std::min<std::uint32_t>(d, 128),
                             {normed}, "shared_proj", label(core, name + ".h_blocks"));
   Deps drains;
   for (std::uint32_t bt = 0; bt < ceil_div(blocks, 128); ++bt) {
@@ -89,7 +89,7 @@ class CardanCore {
         core_(core), c_(static_cast<std::uint8_t>(core)) {
     const ModelSpec& m = ctx.model;
     i_cols_ = ctx.share(m.intermediate_per_rank(ctx.deployment.tp), core);
-    k_ = static_cast<std::uint32_t>(m.top_k);
+    k_ = ctx.experts.size();
     vq_ = rep_.has_vq();
     lr_ = rep_.has_lr();
     r_ = static_cast<std::uint32_t>(rep_.r);
@@ -170,16 +170,45 @@ class CardanCore {
     }
   }
 
-  // Window 2: the activated experts' private parts load right after routing (after z and T without overlap).
-  void load_private() {
+  // Private bytes of one expert per partition (J and C of every compressed projection).
+  std::uint64_t private_bytes() const {
+    return ceil_div(projections_.size() * (std::uint64_t(blocks_) * i_cols_ + 2ull * r_ * i_cols_), 128);
+  }
+  // Experts whose private parts are resident at once: all of them when they fit half the SBUF; otherwise
+  // waves, two resident at a time (the next wave loads while the current one computes).
+  std::uint32_t wave_capacity() const {
+    std::uint64_t budget = ctx_.hw.sbuf.usable_bytes_per_partition() / 2, per = std::max<std::uint64_t>(private_bytes(), 1);
+    if (per * k_ <= budget) return std::max<std::uint32_t>(k_, 1);
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, budget / (2 * per)));
+  }
+
+  // Window 2: the activated experts' private parts load right after routing (after z and T without overlap);
+  // experts [first, first + count) form wave `wave`, which reuses the buffer of wave - 2 once that is done.
+  void load_private(std::uint32_t wave, std::uint32_t first, std::uint32_t count, std::uint32_t waves) {
     Deps start{in_.topk[core_]};
     if (!opt_.overlap_windows)
       for (const Shared& s : shared_[0]) {
         start.push_back(s.z);
         start.push_back(s.table);
       }
-    std::uint64_t per_expert = projections_.size() * (std::uint64_t(blocks_) * i_cols_ + 2ull * r_ * i_cols_);
-    private_buf_ = b_.buffer(c_, label(core_, "experts.private"), ceil_div(k_ * per_expert, 128));
+    if (wave >= 2) start.push_back(wave_done_[wave - 2]);
+    if (wave == 0) setup_private(first + count, waves);
+    std::uint32_t buffer = private_bufs_[wave % private_bufs_.size()];
+    for (std::uint32_t e = first; e < first + count; ++e) expert_buffer_[e] = buffer;
+    load_private_range(first, count, start);
+  }
+  void end_wave(std::uint32_t wave, std::uint32_t last_expert) {
+    wave_done_.resize(std::max<std::size_t>(wave_done_.size(), wave + 1), kNoOp);
+    wave_done_[wave] = last_p_t_[last_expert];
+  }
+
+ private:
+  void setup_private(std::uint32_t wave_size, std::uint32_t waves) {
+    for (std::uint32_t w = 0; w < std::min<std::uint32_t>(waves, 2); ++w)
+      private_bufs_.push_back(b_.buffer(c_, label(core_, waves == 1 ? "experts.private" : "experts.private" + std::to_string(w)),
+                                        wave_size * private_bytes()));
+    expert_buffer_.assign(k_, 0);
+    last_p_t_.assign(k_, kNoOp);
     idx_load_.assign(k_, std::vector<OpId>(projections_.size(), kNoOp));
     coef_load_ = idx_load_;
     dense_load_.assign(k_, std::vector<std::vector<OpId>>(projections_.size()));
@@ -188,7 +217,10 @@ class CardanCore {
     // the shipped models.
     std::uint32_t chunks = static_cast<std::uint32_t>(ceil_div(i_cols_, kDownRowsPerChunk) + 2 * ceil_div(i_cols_, 512));
     ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.w", expert_chunk_bytes(ctx_, i_cols_), k_ * chunks, 0.35);
-    for (std::uint32_t e = 0; e < k_; ++e) {
+  }
+
+  void load_private_range(std::uint32_t first, std::uint32_t count, const Deps& start) {
+    for (std::uint32_t e = first; e < first + count; ++e) {
       std::string en = "e" + std::to_string(e);
       for (std::size_t p = 0; p < projections_.size(); ++p) {
         std::string pn = en + "." + projections_[p].name;
@@ -200,7 +232,7 @@ class CardanCore {
         if (vq_) {
           idx_load_[e][p] = b_.dma(c_, std::uint64_t(blocks_) * i_cols_, 128, Location::hbm, Location::sbuf, start,
                                    "gather", label(core_, pn + ".load_J"));
-          b_.use(idx_load_[e][p], private_buf_);
+          b_.use(idx_load_[e][p], expert_buffer_[e]);
         }
         if (lr_)
           coef_load_[e][p] = b_.dma(c_, std::uint64_t(r_) * i_cols_ * 2, std::min<std::uint32_t>(128, r_), Location::hbm,
@@ -210,18 +242,21 @@ class CardanCore {
     // Window 3: the down weights' addresses are known after routing too; queued behind the private parts, they
     // stream while GpSimd gathers and the tensor engine computes C_eᵀ z.
     if (opt_.overlap_windows)
-      for (std::uint32_t e = 0; e < k_; ++e)
+      for (std::uint32_t e = first; e < first + count; ++e)
         down_load_[e] = load_down(ctx_, core_, i_cols_, *ring_, {in_.topk[core_]}, "down", "e" + std::to_string(e));
   }
 
+ public:
+
   // GpSimd selections, batched: one per projection for all activated experts. Without reuse each expert
   // computed its own T; the batched gather reads the last one.
-  void batched_gathers() {
+  void batched_gathers(std::uint32_t first, std::uint32_t count) {
     if (!vq_) return;
-    gathered_.assign(k_, std::vector<OpId>(projections_.size(), kNoOp));
+    if (gathered_.empty()) gathered_.assign(k_, std::vector<OpId>(projections_.size(), kNoOp));
+    std::string suffix = first == 0 && count == k_ ? "" : "[" + std::to_string(first) + "]";
     for (std::size_t p = 0; p < projections_.size(); ++p)
       if (projections_[p].compressed)
-        emit_gather(p, 0, k_, shared_[shared_rounds() - 1][p].table, projections_[p].name + ".gather_all");
+        emit_gather(p, first, count, shared_[shared_rounds() - 1][p].table, projections_[p].name + ".gather_all" + suffix);
   }
 
   // Unbatched: one selection per projection for expert e, each paying GpSimd's per-instruction setup.
@@ -237,29 +272,34 @@ class CardanCore {
   // Expert e: the VQ reduction and C_eᵀ z into PSUM, φ and product, and the down projection.
   void expert(std::uint32_t e) {
     std::string en = "e" + std::to_string(e);
+    std::uint32_t T = ctx_.experts.groups[e].padded_tokens;
     const Shared* own = opt_.reuse_shared_projections ? shared_[0].data() : shared_[e].data();
     std::vector<ProjectionOut> outs(projections_.size());
     for (std::size_t p = 0; p < projections_.size(); ++p) {
       std::string pn = en + "." + projections_[p].name;
       if (!projections_[p].compressed) {
-        outs[p] = dense_projection(ctx_, core_, i_cols_, {in_.normed[core_]}, dense_load_[e][p], *ring_, "gate_up", pn);
+        outs[p] = dense_projection(ctx_, core_, i_cols_, {in_.normed[core_]}, dense_load_[e][p], *ring_, "gate_up", pn, T);
         continue;
       }
       outs[p] = compressed_projection(e, p, own[p].z, pn);
     }
     const ProjectionOut* gate = ctx_.model.gated ? &outs[0] : nullptr;
-    OpId p_t = activation_product(ctx_, core_, i_cols_, gate, outs.back(), combiner_.wants_scaled_input(), en);
+    OpId p_t = activation_product(ctx_, core_, i_cols_, gate, outs.back(), combiner_.wants_scaled_input(), en, T);
     if (!opt_.overlap_windows)  // without window 3 the down weights load only once gate/up is done
       down_load_[e] = load_down(ctx_, core_, i_cols_, *ring_, {p_t}, "down", en);
-    combiner_.add_expert(i_cols_, p_t, down_load_[e], *ring_, en);
-    b_.use(p_t, private_buf_);
+    combiner_.add_expert(i_cols_, p_t, down_load_[e], *ring_, en, T);
+    b_.use(p_t, expert_buffer_[e]);
+    last_p_t_[e] = p_t;
   }
 
  private:
   void emit_gather(std::size_t p, std::uint32_t first, std::uint32_t count, OpId table, const std::string& name) {
     Deps d{table};
     for (std::uint32_t e = first; e < first + count; ++e) d.push_back(idx_load_[e][p]);
-    std::uint64_t elements = std::uint64_t(count) * blocks_ * i_cols_ * ctx_.tokens;
+    // Each expert's selections cover its own tokens.
+    std::uint64_t elements = 0;
+    for (std::uint32_t e = first; e < first + count; ++e)
+      elements += std::uint64_t(blocks_) * i_cols_ * ctx_.experts.groups[e].tokens;
     OpId g = b_.compute(Engine::gpsimd, OpKind::gather, c_, static_cast<std::uint32_t>(elements), 128, d, "gather",
                         label(core_, name));
     for (std::uint32_t e = first; e < first + count; ++e) gathered_[e][p] = g;
@@ -267,6 +307,7 @@ class CardanCore {
 
   ProjectionOut compressed_projection(std::uint32_t e, std::size_t p, OpId z, const std::string& pn) {
     ProjectionOut out;
+    std::uint32_t T = ctx_.experts.groups[e].padded_tokens;
     std::uint32_t n_tiles = static_cast<std::uint32_t>(ceil_div(i_cols_, kBankColumns));
     std::uint32_t b_tiles = static_cast<std::uint32_t>(ceil_div(blocks_, 128));
     std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(r_, 128));
@@ -283,22 +324,22 @@ class CardanCore {
       OpId vq_last = kNoOp, lr_last = kNoOp;
       // Σ_b of the gathered code words: a ones vector stationary (loaded once), the gathered rows moving.
       for (std::uint32_t bt = 0; vq_ && bt < b_tiles; ++bt)
-        vq_last = b_.matmul(c_, std::min<std::uint32_t>(128, blocks_ - bt * 128), ctx_.tokens, n, bt == 0, vq_acc,
+        vq_last = b_.matmul(c_, std::min<std::uint32_t>(128, blocks_ - bt * 128), T, n, bt == 0, vq_acc,
                             bt == 0 ? Deps{gathered_[e][p]} : Deps{}, "gather", label(core_, idx(pn + ".vq_sum", nt * b_tiles + bt)));
       // C_eᵀ z: z [r, T] stationary per 128 rows, C_e moving.
       for (std::uint32_t rt = 0; lr_ && rt < r_tiles; ++rt)
-        lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), ctx_.tokens, n, true, lr_acc,
+        lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), T, n, true, lr_acc,
                             rt == 0 ? Deps{z, coef_load_[e][p]} : Deps{}, "lr", label(core_, idx(pn + ".lr_mm", nt * r_tiles + rt)));
       if (joint) {
         out.accs.push_back(vq_ ? vq_acc : lr_acc);
         out.ready.push_back(lr_ ? lr_last : vq_last);
       } else {
         // Each part writes a standalone vector to SBUF before they are added (no joint accumulation).
-        OpId a = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, ctx_.tokens, {vq_last}, "gather",
+        OpId a = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, T, {vq_last}, "gather",
                             label(core_, idx(pn + ".vq_drain", nt)), true, &vq_acc, Dtype::fp32);
-        OpId l = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, ctx_.tokens, {lr_last}, "lr",
+        OpId l = b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, T, {lr_last}, "lr",
                             label(core_, idx(pn + ".lr_drain", nt)), true, &lr_acc, Dtype::fp32);
-        out.ready.push_back(b_.compute(Engine::vector, OpKind::tensor_tensor, c_, n, ctx_.tokens, {a, l}, "lr",
+        out.ready.push_back(b_.compute(Engine::vector, OpKind::tensor_tensor, c_, n, T, {a, l}, "lr",
                                        label(core_, idx(pn + ".add", nt)), false, nullptr, Dtype::fp32));
         out.in_psum = false;
       }
@@ -325,7 +366,9 @@ class CardanCore {
   std::vector<std::vector<std::vector<OpId>>> dense_load_;           // [expert][projection][chunk]
   std::vector<std::vector<OpId>> down_load_;                         // [expert][chunk]
   std::unique_ptr<WeightRing> ring_;
-  std::uint32_t private_buf_ = 0;
+  std::vector<std::uint32_t> private_bufs_;   // one, or two alternating between waves
+  std::vector<std::uint32_t> expert_buffer_;  // per expert: the private buffer its wave uses
+  std::vector<OpId> last_p_t_, wave_done_;
 };
 
 }  // namespace
@@ -343,13 +386,23 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
     each([&](CardanCore& c) { c.sum_partials(round, cores); });
   };
   const DataflowOptions& opt = ctx.options;
-  std::uint32_t k = static_cast<std::uint32_t>(ctx.model.top_k);
+  std::uint32_t k = ctx.experts.size();
+  // Private parts in waves when the step's experts do not all fit (all-experts mode at large batches).
+  std::uint32_t wave = k;
+  each([&](CardanCore& c) { wave = std::min(wave, c.wave_capacity()); });
+  wave = std::max<std::uint32_t>(wave, 1);
+  std::uint32_t waves = static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(k, 1), wave));
+  auto wave_of = [&](std::uint32_t w) { return std::make_pair(w * wave, std::min(k, (w + 1) * wave) - w * wave); };
   each([](CardanCore& c) { c.load_shared(); });
   if (!opt.reuse_shared_projections && !opt.batch_gathers) {
     // Each expert computes its own z and T, gathers and runs, one after the other.
     for (std::uint32_t e = 0; e < k; ++e) {
       shared_round(e);
-      if (e == 0) each([](CardanCore& c) { c.load_private(); });
+      if (e % wave == 0) {
+        auto [first, count] = wave_of(e / wave);
+        if (e >= wave) each([&](CardanCore& c) { c.end_wave(e / wave - 1, first - 1); });
+        each([&](CardanCore& c) { c.load_private(e / wave, first, count, waves); });
+      }
       each([&](CardanCore& c) { c.expert_gathers(e); });
       each([&](CardanCore& c) { c.expert(e); });
     }
@@ -357,13 +410,17 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
   }
   std::uint32_t rounds = opt.reuse_shared_projections ? 1 : k;
   for (std::uint32_t round = 0; round < rounds; ++round) shared_round(round);
-  each([](CardanCore& c) { c.load_private(); });
-  if (opt.batch_gathers) {
-    each([](CardanCore& c) { c.batched_gathers(); });
-  } else {
-    for (std::uint32_t e = 0; e < k; ++e) each([&](CardanCore& c) { c.expert_gathers(e); });
+  for (std::uint32_t w = 0; w < waves; ++w) {
+    auto [first, count] = wave_of(w);
+    each([&](CardanCore& c) { c.load_private(w, first, count, waves); });
+    if (opt.batch_gathers) {
+      each([&](CardanCore& c) { c.batched_gathers(first, count); });
+    } else {
+      for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.expert_gathers(e); });
+    }
+    for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.expert(e); });
+    each([&](CardanCore& c) { c.end_wave(w, first + count - 1); });
   }
-  for (std::uint32_t e = 0; e < k; ++e) each([&](CardanCore& c) { c.expert(e); });
 }
 
 }  // namespace stasim

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "workloads/routing.hpp"
 
 namespace stasim {
 
@@ -36,6 +39,17 @@ struct DataflowOptions {
   // run. true: every core's tiles stored contiguously (an offline re-layout). The hybrid representation's own
   // tensors (J, C, B, D) are always written in the kernel's tile layout.
   bool pretiled_weights = false;
+  // Surrounding-projection fusion (docs/cardan.md): the dense projections that read the MoE block's normalized
+  // hidden state (router scores, shared-expert gate/up) and a dense layer's gate/up stream as one wider weight
+  // through one chain of matmuls (BF16: the fused router no longer runs in FP32).
+  bool fuse_projections = false;
+  // Batched decode: the step's routing (B tokens x k experts); without one, a uniform trace drawn from
+  // `routing_seed`. The same routing applies to every MoE layer of the step.
+  std::shared_ptr<const RoutingTrace> routes;
+  std::uint64_t routing_seed = 0;
+  // All-experts mode when B·k/E reaches this (hardware-facts.md §5 DEFAULT_SELECTIVE_LOADING_THRESHOLD);
+  // <= 0 keeps selective loading at every batch.
+  double all_experts_threshold = 1.0;
 };
 
 }  // namespace stasim

@@ -1,6 +1,35 @@
 #include "dataflows/decode_context.hpp"
 
+#include "sim/input_error.hpp"
+
 namespace stasim {
+
+DecodeContext::DecodeContext(const ModelSpec& m, const Deployment& d, const Representation& r, const HardwareConfig& h,
+                             const DataflowOptions& o, KernelBuilder& builder)
+    : model(m), deployment(d), representation(r), hw(h), options(o), b(builder), lnc(h.lnc),
+      tokens(static_cast<std::uint32_t>(d.batch)), hidden(static_cast<std::uint32_t>(m.hidden)),
+      h_tiles(static_cast<std::uint32_t>((m.hidden + 127) / 128)), h_ready(h.lnc, kNoOp) {
+  if (m.experts <= 0 || m.top_k <= 0) return;  // no routed experts
+  RoutingTrace trace;
+  if (o.routes) {
+    trace = *o.routes;
+    if (trace.tokens != d.batch)
+      throw InputError("the routing has " + std::to_string(trace.tokens) + " tokens but the batch is " +
+                       std::to_string(d.batch) + "; give one routed token per batch entry");
+    if (trace.top_k != m.top_k || trace.experts != m.experts)
+      throw InputError("the routing picks " + std::to_string(trace.top_k) + " of " + std::to_string(trace.experts) +
+                       " experts per token but " + m.name + " routes top-" + std::to_string(m.top_k) + " of " +
+                       std::to_string(m.experts));
+  } else {
+    RoutingGeneratorConfig g;
+    g.tokens = d.batch;
+    g.top_k = m.top_k;
+    g.experts = m.experts;
+    g.seed = o.routing_seed;
+    trace = generate_routing(g);
+  }
+  experts = group_experts(trace, o.all_experts_threshold);
+}
 
 std::string label(std::uint32_t core, const std::string& block) {
   std::string out;

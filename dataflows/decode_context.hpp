@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dataflows/dataflow_options.hpp"
+#include "dataflows/expert_groups.hpp"
 #include "dataflows/kernel_builder.hpp"
 #include "sim/hardware_config.hpp"
 #include "workloads/model_spec.hpp"
@@ -29,12 +30,11 @@ struct DecodeContext {
   std::uint32_t hidden = 0;   // H
   std::uint32_t h_tiles = 0;  // H / 128
   std::vector<OpId> h_ready;  // per core: the op after which the layer input is available
+  ExpertGroups experts;       // the routed experts every MoE layer of the step runs, with their tokens
 
+  // Throws InputError when the routing does not fit the model or the batch.
   DecodeContext(const ModelSpec& m, const Deployment& d, const Representation& r, const HardwareConfig& h,
-                const DataflowOptions& o, KernelBuilder& builder)
-      : model(m), deployment(d), representation(r), hw(h), options(o), b(builder),
-        lnc(h.lnc), tokens(static_cast<std::uint32_t>(d.batch)), hidden(static_cast<std::uint32_t>(m.hidden)),
-        h_tiles(static_cast<std::uint32_t>((m.hidden + 127) / 128)), h_ready(h.lnc, kNoOp) {}
+                const DataflowOptions& o, KernelBuilder& builder);
 
   // Columns of a dimension `total` that physical core `core` of the rank owns (an even split, remainder first).
   std::uint32_t share(std::uint64_t total, std::uint32_t core) const {

@@ -11,6 +11,7 @@ DecodeGraph build_decode_step(const ModelSpec& model, const Deployment& deployme
   out.graph.reserve(static_cast<std::size_t>(layer_count) * 1200 + 2000, static_cast<std::size_t>(layer_count) * 2400 + 4000);
   KernelBuilder builder(out.graph, hw, options.dma_queues);
   DecodeContext ctx(model, deployment, rep, hw, options, builder);
+  out.experts = ctx.experts;
   std::int64_t layers = options.layers > 0 ? std::min(options.layers, model.layers) : model.layers;
   builder.set_prefix("embed.");
   ctx.h_ready = embedding(ctx);

@@ -20,6 +20,7 @@ struct LayerSpan {
 struct DecodeGraph {
   ScheduleGraph graph;
   std::vector<LayerSpan> layers;
+  ExpertGroups experts;  // the routed experts each MoE layer ran, with their tokens
 };
 
 DecodeGraph build_decode_step(const ModelSpec& model, const Deployment& deployment, const Representation& rep,

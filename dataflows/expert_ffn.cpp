@@ -44,8 +44,9 @@ std::uint64_t expert_chunk_bytes(const DecodeContext& ctx, std::uint32_t i_cols)
 
 ProjectionOut dense_projection(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, const Deps& deps,
                                const std::vector<OpId>& chunks, WeightRing& ring, const char* phase,
-                               const std::string& name) {
+                               const std::string& name, std::uint32_t tokens) {
   KernelBuilder& b = ctx.b;
+  std::uint32_t T = tokens ? tokens : ctx.tokens;
   ProjectionOut out;
   std::uint8_t c = static_cast<std::uint8_t>(core);
   std::uint32_t n_tiles = static_cast<std::uint32_t>(ceil_div(i_cols, kBankColumns));
@@ -59,7 +60,7 @@ ProjectionOut dense_projection(DecodeContext& ctx, std::uint32_t core, std::uint
     d.push_back(chunks[nt]);
     // Only a chain's first matmul carries the deps: the rest follow it in the tensor queue anyway.
     for (std::uint32_t kt = 0; kt < ctx.h_tiles; ++kt)
-      last = b.matmul(c, 128, ctx.tokens, n, true, acc, kt == 0 ? d : Deps{}, phase,
+      last = b.matmul(c, 128, T, n, true, acc, kt == 0 ? d : Deps{}, phase,
                       label(core, idx(name + ".mm", nt * ctx.h_tiles + kt)));
     ring.read_by(chunks[nt], last);
     out.accs.push_back(acc);
@@ -69,20 +70,21 @@ ProjectionOut dense_projection(DecodeContext& ctx, std::uint32_t core, std::uint
 }
 
 OpId activation_product(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, const ProjectionOut* gate,
-                        const ProjectionOut& up, bool scale, const std::string& name) {
+                        const ProjectionOut& up, bool scale, const std::string& name, std::uint32_t tokens) {
   KernelBuilder& b = ctx.b;
+  std::uint32_t T = tokens ? tokens : ctx.tokens;
   std::uint8_t c = static_cast<std::uint8_t>(core);
   const char* phase = "act";
   Deps products;
   for (std::size_t nt = 0; nt < up.ready.size(); ++nt) {
     std::uint32_t n = std::min<std::uint32_t>(kBankColumns, i_cols - static_cast<std::uint32_t>(nt) * kBankColumns);
     if (gate) {
-      OpId phi = b.compute(Engine::scalar, phi_kind(), c, n, ctx.tokens, {gate->ready[nt]}, phase,
+      OpId phi = b.compute(Engine::scalar, phi_kind(), c, n, T, {gate->ready[nt]}, phase,
                            label(core, idx(name + ".phi", nt)), gate->in_psum, gate->in_psum ? &gate->accs[nt] : nullptr);
-      products.push_back(b.compute(Engine::vector, OpKind::tensor_tensor, c, n, ctx.tokens, {phi, up.ready[nt]}, phase,
+      products.push_back(b.compute(Engine::vector, OpKind::tensor_tensor, c, n, T, {phi, up.ready[nt]}, phase,
                                    label(core, idx(name + ".mul", nt)), up.in_psum, up.in_psum ? &up.accs[nt] : nullptr));
     } else {
-      products.push_back(b.compute(Engine::scalar, phi_kind(), c, n, ctx.tokens, {up.ready[nt]}, phase,
+      products.push_back(b.compute(Engine::scalar, phi_kind(), c, n, T, {up.ready[nt]}, phase,
                                    label(core, idx(name + ".phi", nt)), up.in_psum, up.in_psum ? &up.accs[nt] : nullptr));
     }
   }
@@ -91,9 +93,9 @@ OpId activation_product(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_
   Accumulator acc = b.open_accumulator(c, label(core, name + ".pT"));
   OpId last = kNoOp;
   for (std::uint32_t it = 0; it < i_tiles; ++it)
-    last = b.transpose(c, ctx.tokens, std::min<std::uint32_t>(128, i_cols - it * 128), acc, products, phase,
+    last = b.transpose(c, T, std::min<std::uint32_t>(128, i_cols - it * 128), acc, products, phase,
                        label(core, idx(name + ".transpose", it)));
-  return b.compute(Engine::vector, scale ? OpKind::tensor_scalar : OpKind::tensor_copy, c, i_tiles * ctx.tokens,
+  return b.compute(Engine::vector, scale ? OpKind::tensor_scalar : OpKind::tensor_copy, c, i_tiles * T,
                    std::min<std::uint32_t>(128, i_cols), {last}, phase, label(core, name + ".pT_drain"), true, &acc);
 }
 
@@ -111,32 +113,34 @@ std::vector<Accumulator> DownCombiner::open_outputs(const std::string& name, std
 
 // [T, H] rows in SBUF -> [128, H/128 x T]: one TensorE transpose per 128 columns. Returns the transposes' group
 // drained by the caller through the returned accumulator's last op.
-OpId DownCombiner::convert_layout(const std::vector<OpId>& rows_ready, const std::string& name) {
+OpId DownCombiner::convert_layout(const std::vector<OpId>& rows_ready, const std::string& name, std::uint32_t tokens) {
   KernelBuilder& b = ctx_.b;
   Accumulator acc = b.open_accumulator(core_, label(core_, name + ".layout"));
   OpId last = kNoOp;
   for (std::uint32_t ht = 0; ht < ctx_.h_tiles; ++ht)
-    last = b.transpose(core_, ctx_.tokens, 128, acc, rows_ready, "down", label(core_, idx(name + ".layout_t", ht)));
+    last = b.transpose(core_, tokens, 128, acc, rows_ready, "down", label(core_, idx(name + ".layout_t", ht)));
   Deps d{last, last_combine_};
-  OpId combine = b.compute(Engine::vector, OpKind::tensor_tensor, core_, ctx_.h_tiles * ctx_.tokens, 128, d, "combine",
+  OpId combine = b.compute(Engine::vector, OpKind::tensor_tensor, core_, ctx_.h_tiles * tokens, 128, d, "combine",
                            label(core_, name + ".combine"), true, &acc, Dtype::fp32);
   return combine;
 }
 
 void DownCombiner::add_expert(std::uint32_t i_cols, OpId p_t, const std::vector<OpId>& down, WeightRing& ring,
-                              const std::string& name) {
+                              const std::string& name, std::uint32_t tokens) {
   KernelBuilder& b = ctx_.b;
   std::uint32_t i_tiles = static_cast<std::uint32_t>(ceil_div(i_cols, 128));
-  std::uint32_t T = ctx_.tokens;
+  std::uint32_t T = tokens ? tokens : ctx_.tokens;
   constexpr std::uint32_t kTilesPerChunk = kDownRowsPerChunk / 128;
   std::vector<OpId> chunk_reader(down.size(), kNoOp);  // the last matmul reading each chunk
   auto deps_of = [&](std::uint32_t it) { return Deps{p_t, down[it / kTilesPerChunk]}; };
   if (schedule_.stationary == Stationary::weight) {
     // W_down [128 of I, 128 of H] stationary, p^T [I, T] moving: output [128 of H, T] per H tile, already in the
-    // combine's layout. One PSUM bank holds 512 / T H-tiles.
-    std::uint32_t tiles_per_bank = std::max<std::uint32_t>(1, kBankColumns / T);
-    std::uint32_t banks = static_cast<std::uint32_t>(ceil_div(ctx_.h_tiles, tiles_per_bank));
+    // combine's layout. One PSUM bank holds 512 / T H-tiles (T of the batch for the running sum across experts).
     bool psum = schedule_.accumulate == Accumulate::psum;
+    std::uint32_t tiles_per_bank = std::max<std::uint32_t>(1, kBankColumns / std::max(T, psum ? ctx_.tokens : T));
+    if (psum && psum_sum_.empty()) sum_tiles_per_bank_ = tiles_per_bank;
+    if (psum) tiles_per_bank = sum_tiles_per_bank_;
+    std::uint32_t banks = static_cast<std::uint32_t>(ceil_div(ctx_.h_tiles, tiles_per_bank));
     if (psum && psum_sum_.empty()) psum_sum_ = open_outputs(block_ + ".y_psum", banks * kBankColumns, true);
     std::vector<Accumulator> accs = psum ? psum_sum_ : open_outputs(name + ".y", banks * kBankColumns, false);
     psum_last_.resize(accs.size(), kNoOp);
@@ -194,7 +198,7 @@ void DownCombiner::add_expert(std::uint32_t i_cols, OpId p_t, const std::vector<
         }
       }
     }
-    if (!psum) last_combine_ = convert_layout(rows, name);
+    if (!psum) last_combine_ = convert_layout(rows, name, T);
   }
   for (std::size_t ch = 0; ch < down.size(); ++ch) ring.read_by(down[ch], chunk_reader[ch]);
   any_ = true;
@@ -204,7 +208,7 @@ OpId DownCombiner::finish() {
   KernelBuilder& b = ctx_.b;
   if (schedule_.accumulate == Accumulate::psum && !psum_sum_.empty()) {
     if (schedule_.stationary == Stationary::weight) {
-      std::uint32_t tiles_per_bank = std::max<std::uint32_t>(1, kBankColumns / ctx_.tokens);
+      std::uint32_t tiles_per_bank = sum_tiles_per_bank_;
       Deps drains;
       for (std::size_t bank = 0; bank < psum_sum_.size(); ++bank) {
         std::uint32_t free = std::min<std::uint32_t>(ctx_.h_tiles - static_cast<std::uint32_t>(bank) * tiles_per_bank,
@@ -222,9 +226,17 @@ OpId DownCombiner::finish() {
                                  std::min<std::uint32_t>(kBankColumns, ctx_.hidden - static_cast<std::uint32_t>(nt) * kBankColumns),
                                  ctx_.tokens, {psum_last_[nt]}, "combine", label(core_, idx(block_ + ".y_rows", nt)), true,
                                  &psum_sum_[nt], Dtype::fp32));
-      last_combine_ = convert_layout(rows, block_ + ".y");
+      last_combine_ = convert_layout(rows, block_ + ".y", ctx_.tokens);
     }
     psum_sum_.clear();
+  }
+  if (!partials_.empty()) {
+    Deps d = partials_;
+    d.push_back(last_combine_);
+    last_combine_ = b.compute(Engine::vector, OpKind::tensor_tensor, core_, ctx_.h_tiles * ctx_.tokens, 128, d, "combine",
+                              label(core_, block_ + ".add_partials"), false, nullptr, Dtype::fp32);
+    partials_.clear();
+    any_ = true;
   }
   if (!any_ && last_combine_ == kNoOp)
     last_combine_ = b.compute(Engine::vector, OpKind::memset, core_, ctx_.h_tiles * ctx_.tokens, 128, {}, "combine",

@@ -37,13 +37,14 @@ std::uint64_t expert_chunk_bytes(const DecodeContext& ctx, std::uint32_t i_cols)
 // of each 512-column tile moving (hardware-facts.md §5 MLP TKG tiling). Registers its reads with `ring`.
 ProjectionOut dense_projection(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, const Deps& deps,
                                const std::vector<OpId>& chunks, WeightRing& ring, const char* phase,
-                               const std::string& name);
+                               const std::string& name, std::uint32_t tokens = 0);
 
 // φ(gate) ⊙ up (or φ(up) for a non-gated expert), drained from PSUM or read from SBUF, then transposed to
 // p^T [I_c, T] in SBUF; `scale` multiplies by the affinity on the way (PSUM accumulation needs it before the
 // down projection). Returns the op after which p^T is ready.
+// `tokens` (here and below) is the free dimension of one expert's work, its padded token count; 0 = the batch.
 OpId activation_product(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, const ProjectionOut* gate,
-                        const ProjectionOut& up, bool scale, const std::string& name);
+                        const ProjectionOut& up, bool scale, const std::string& name, std::uint32_t tokens = 0);
 
 class DownCombiner {
  public:
@@ -51,7 +52,11 @@ class DownCombiner {
   // The down projection of one expert: p^T [i_cols, T] (ready after `p_t`) times W_down [i_cols, H] (loaded in
   // chunks of kDownRowsPerChunk rows by `down`), accumulated into the block output; reads are registered with
   // `ring`.
-  void add_expert(std::uint32_t i_cols, OpId p_t, const std::vector<OpId>& down, WeightRing& ring, const std::string& name);
+  // Its `tokens` columns are scattered into the batch's output (v4 free-dim .indirect, hardware-facts.md §3).
+  void add_expert(std::uint32_t i_cols, OpId p_t, const std::vector<OpId>& down, WeightRing& ring, const std::string& name,
+                  std::uint32_t tokens = 0);
+  // Adds a partial output y [128, H/128 x T] (FP32, SBUF) that another path already summed (ready after `ready`).
+  void add_partial(OpId ready) { partials_.push_back(ready); }
   // Completes the accumulation; returns the op after which y [128, H/128 x T] (FP32, SBUF) is final.
   OpId finish();
   // Whether add_expert wants p^T already scaled by the affinity.
@@ -59,7 +64,7 @@ class DownCombiner {
 
  private:
   std::vector<Accumulator> open_outputs(const std::string& name, std::uint32_t columns, bool long_lived);
-  OpId convert_layout(const std::vector<OpId>& rows_ready, const std::string& name);
+  OpId convert_layout(const std::vector<OpId>& rows_ready, const std::string& name, std::uint32_t tokens);
 
   DecodeContext& ctx_;
   std::uint8_t core_;
@@ -68,7 +73,9 @@ class DownCombiner {
   OpId last_combine_ = kNoOp;           // SBUF accumulation: the running sum's last update
   std::vector<Accumulator> psum_sum_;   // PSUM accumulation: groups held across experts
   std::vector<OpId> psum_last_;
+  std::uint32_t sum_tiles_per_bank_ = 1;  // weight-stationary PSUM sum: H tiles per bank
   bool any_ = false;
+  std::vector<OpId> partials_;  // add_partial inputs, added in finish()
 };
 
 }  // namespace stasim

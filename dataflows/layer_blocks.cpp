@@ -228,7 +228,7 @@ std::vector<OpId> mamba_block(DecodeContext& ctx, std::int64_t layer) {
   return finish_block(ctx, partial, "mamba");
 }
 
-std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& normed) {
+std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& normed, const std::vector<OpId>& fused_scores) {
   KernelBuilder& b = ctx.b;
   const ModelSpec& m = ctx.model;
   const char* phase = "router";
@@ -237,11 +237,15 @@ std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& norm
   for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
     std::uint8_t core = static_cast<std::uint8_t>(c);
     std::uint32_t cols = ctx.share(experts, c);
+    if (!fused_scores.empty()) {
+      scores[c] = fused_scores[c];
+    } else {
     // The router runs in FP32 (hardware-facts.md §5: Qwen3-MoE router in FP32): its own weights, 4 bytes each.
     WeightRing ring(ctx, c, "router.w", chunk_bytes(ctx.hidden, std::max<std::uint32_t>(cols, 1), 4), 0, 0.2);
     std::vector<OpId> drains = streamed_projection(ctx, core, ctx.hidden, std::max<std::uint32_t>(cols, 1), experts, {normed[c]},
                                                    {ctx.h_ready[c]}, ring, phase, "router.scores", Dtype::fp32);
     scores[c] = drains.back();
+    }
     // Each core scored its share of the experts; the cores exchange them (sendrecv) to rank all E.
     if (ctx.lnc > 1)
       sent[c] = b.dma(core, std::uint64_t(std::max<std::uint32_t>(cols, 1)) * ctx.tokens * 4, ctx.tokens, Location::sbuf,

@@ -22,7 +22,9 @@ std::vector<OpId> attention_block(DecodeContext& ctx, std::int64_t layer);
 std::vector<OpId> mamba_block(DecodeContext& ctx, std::int64_t layer);
 
 // The router on every core: the ops after which each core knows the activated experts and their affinities.
-std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& normed);
+// `fused_scores` (per core, when not empty): the scores came out of a fused projection; no router matmul.
+std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& normed,
+                               const std::vector<OpId>& fused_scores = {});
 
 // Token embedding: one row per token gathered from HBM on every core.
 std::vector<OpId> embedding(DecodeContext& ctx);

@@ -31,5 +31,9 @@ void dense_mlp(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, std
 void dense_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
 // The hybrid LR+VQ dataflow of docs/cardan.md, every mechanism switchable through DataflowOptions.
 void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
+// The compiler-lowered baseline: one kernel per op, intermediates through HBM, nothing prefetched across routing.
+void xla_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
+// W4A8: MXFP4 gate/up on the MX matmul, each activated expert's packed output converted before the BF16 down.
+void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
 
 }  // namespace stasim

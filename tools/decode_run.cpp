@@ -58,8 +58,9 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     throw InputError(run.model.source_file + ": deployment.lnc = " + std::to_string(run.deployment.lnc) + " but " +
                      run.hw.file + " has lnc = " + std::to_string(run.hw.lnc) + "; pass --lnc to choose one");
   }
-  if (run.deployment.batch < 1 || run.deployment.batch > 128)
-    throw InputError("--batch " + std::to_string(run.deployment.batch) + ": must be between 1 and 128");
+  if (run.deployment.batch < 1 || run.deployment.batch > kMaxBatch)
+    throw InputError("--batch " + std::to_string(run.deployment.batch) + ": must be between 1 and " +
+                     std::to_string(kMaxBatch) + " tokens per step");
   validate_deployment(run.model, run.deployment);
   run.representation = dataflow.representation(req.d, req.r, req.K);
   run.representation.validate(run.model, run.deployment);
@@ -69,6 +70,22 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.options.joint_psum_accumulation = !req.no_joint_psum;
   run.options.overlap_windows = !req.no_overlap;
   run.options.layers = req.layers;
+  run.options.routing_seed = req.routing_seed;
+  run.options.fuse_projections = req.fuse_projections;
+  if (req.fuse_projections && run.model.shared_experts == 0)
+    throw InputError("--fuse-projections: nothing fuses on " + run.model.name +
+                     ": fusion joins the router with shared-expert projections that read the same hidden state, "
+                     "and this model has no shared experts (it applies to DeepSeek-V2-Lite and Nemotron-3-Nano)");
+  if (!req.routes.empty()) {
+    auto trace = std::make_shared<RoutingTrace>(read_routing_file(req.routes, run.model.experts));
+    if (trace->tokens != run.deployment.batch)
+      throw InputError(req.routes + ": " + std::to_string(trace->tokens) + " routed tokens but --batch is " +
+                       std::to_string(run.deployment.batch) + "; the routing file needs one row per token of the batch");
+    if (trace->top_k != run.model.top_k)
+      throw InputError(req.routes + ": " + std::to_string(trace->top_k) + " experts per token but " + run.model.name +
+                       " routes top-" + std::to_string(run.model.top_k));
+    run.options.routes = trace;
+  }
   if (req.layers < 0) throw InputError("--layers " + std::to_string(req.layers) + ": must not be negative");
 
   std::vector<DownSchedule> candidates;
@@ -143,6 +160,7 @@ nlohmann::json decode_json(const DecodeRun& run) {
                        {"context", run.deployment.context_tokens}};
   doc["layers"] = run.decode.layers.size();
   doc["tpot_us"] = us3(r.total_ps);
+  doc["us_per_token"] = us3(r.total_ps / std::max<std::int64_t>(run.deployment.batch, 1));
   doc["tokens_per_s"] = r.total_ps > 0 ? run.deployment.batch * 1e12 / static_cast<double>(r.total_ps) : 0.0;
   doc["moe_block_us"] = std::round(moe_block_us(run) * 1000.0) / 1000.0;
   json engines = json::object();
@@ -187,6 +205,12 @@ void print_decode(std::ostream& out, const DecodeRun& run) {
   std::snprintf(line, sizeof line, "TPOT %.3f us (%.1f tokens/s); MoE block %.3f us per layer\n", us(r.total_ps),
                 run.deployment.batch * 1e12 / static_cast<double>(std::max<Picoseconds>(r.total_ps, 1)), moe_block_us(run));
   out << line;
+  if (run.deployment.batch > 1 || run.decode.experts.all_experts) {
+    std::snprintf(line, sizeof line, "batch %lld: %.3f us per token; %u experts per MoE layer loaded once (%s)\n",
+                  static_cast<long long>(run.deployment.batch), us(r.total_ps) / static_cast<double>(run.deployment.batch),
+                  run.decode.experts.size(), run.decode.experts.all_experts ? "all-experts mode" : "union of the batch's routes");
+    out << line;
+  }
   std::snprintf(line, sizeof line, "storage %.4f bits/weight, gate/up %.3fx smaller than BF16\n",
                 run.representation.bits_per_weight(run.model), run.representation.gate_up_shrink(run.model));
   out << line;

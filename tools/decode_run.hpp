@@ -25,6 +25,9 @@ struct RunRequest {
   std::string down = "auto";
   bool no_reuse = false, no_batch_gathers = false, no_joint_psum = false, no_overlap = false;
   std::vector<std::string> sets;  // hardware keys, or model keys prefixed "model."
+  std::string routes;                 // batched decode: routing file (workloads/routing.hpp formats); "" = seeded
+  std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given
+  bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection
 };
 
 struct DecodeRun {
@@ -51,6 +54,9 @@ nlohmann::json decode_json(const DecodeRun& run);
 void print_decode(std::ostream& out, const DecodeRun& run);
 // Side-by-side table of several runs; speedups relative to the first.
 void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs);
+
+// Largest batch a decode step takes (hardware-facts.md §5: the megakernel does not support bs > 64).
+constexpr std::int64_t kMaxBatch = 64;
 
 // Mean MoE-block time over the layers that have one (input ready on every core -> output ready on every core).
 double moe_block_us(const DecodeRun& run);

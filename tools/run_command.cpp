@@ -13,6 +13,7 @@ namespace {
 struct RunOptions {
   RunRequest request;
   std::int64_t batch = 0, tp = 0, lnc = 0, context = 0;  // 0 = the model's deployment default
+  CLI::Option* batch_given = nullptr;  // --batch was passed (so 0 is reported, not taken as the default)
   std::string dataflows = "dense,cardan";
   std::string json;
   bool quiet = false;
@@ -25,7 +26,9 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_option("--d", r.d, "VQ block length d")->capture_default_str();
   sub->add_option("--r", r.r, "low-rank dimension r (0 = VQ only)")->capture_default_str();
   sub->add_option("--K", r.K, "code words per code book")->capture_default_str();
-  sub->add_option("--batch", o.batch, "tokens per decode step (default: the model's deployment)");
+  o.batch_given = sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)");
+  sub->add_option("--routes", r.routes, "routing of the batch: YAML/JSON/CSV file, one row of top-k experts per token");
+  sub->add_option("--routing-seed", r.routing_seed, "seed of the uniform routing used without --routes")->capture_default_str();
   sub->add_option("--tp", o.tp, "tensor-parallel degree (default: the model's deployment)");
   sub->add_option("--lnc", o.lnc, "physical cores per rank (default: the hardware's lnc)");
   sub->add_option("--context", o.context, "tokens in the KV cache (default: the model's deployment)");
@@ -36,13 +39,15 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_flag("--no-batch-gathers", r.no_batch_gathers, "one GpSimd gather per expert and projection");
   sub->add_flag("--no-joint-psum", r.no_joint_psum, "VQ and LR parts each go through SBUF before the add");
   sub->add_flag("--no-overlap", r.no_overlap, "no prefetch across the three overlap windows");
+  sub->add_flag("--fuse-projections", r.fuse_projections,
+                "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
   sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
   sub->add_option("--json", o.json, "write the result as JSON to FILE ('-' for stdout)");
   sub->add_flag("--quiet", o.quiet, "print no summary");
 }
 
 void apply_deployment(RunOptions& o) {
-  if (o.batch) o.request.batch = o.batch;
+  if (o.batch || (o.batch_given && o.batch_given->count() > 0)) o.request.batch = o.batch;
   if (o.tp) o.request.tp = o.tp;
   if (o.lnc) o.request.lnc = o.lnc;
   if (o.context) o.request.context = o.context;
@@ -65,7 +70,7 @@ void register_decode_commands(CLI::App& app) {
   auto run_opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Simulate one decode step of a model with one dataflow");
   add_common(run, *run_opts);
-  run->add_option("--dataflow", run_opts->request.dataflow, "dense | cardan | vq-only | lr-only")->capture_default_str();
+  run->add_option("--dataflow", run_opts->request.dataflow, "dense | xla | cardan | vq-only | lr-only | w4a8")->capture_default_str();
   run->callback([run_opts, registry] {
     apply_deployment(*run_opts);
     DecodeRun result = run_decode(run_opts->request, *registry);

@@ -1,0 +1,90 @@
+// Structure of the xla and w4a8 variants: intermediates through HBM and the routing boundary for xla; the MX
+// matmuls, scale DMAs, one conversion per activated expert and 4.25 bits per gate/up weight for w4a8.
+#include "decode_fixture.hpp"
+#include "sim/input_error.hpp"
+
+namespace stasim::test {
+namespace {
+
+DataflowOptions one_layer() {
+  DataflowOptions o;
+  o.layers = 1;
+  return o;
+}
+
+TEST(VariantStructure, XlaWritesEveryIntermediateToHbmAndReadsItBack) {
+  Built b = build("qwen3-30b-a3b", "xla", one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  std::uint64_t spilled = 0, reloaded = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const Op& op = g.op(v);
+    if (op.engine != Engine::dma || g.phases()[op.phase] != "intermediate") continue;
+    if (op.dst == Location::hbm) spilled += op.bytes;
+    if (op.src == Location::hbm) reloaded += op.bytes;
+  }
+  // Per core and expert (Qwen3: 96 columns per core, T padded to the block of 8): gate, up and p^T out
+  // [8, 96] BF16 = 1536 B each; y_e and the running sum [2048, 1] FP32 = 8192 B each. Plus the router's
+  // normalized hidden (2048 x 2 B) and routes (8 x 8 B) once per core.
+  std::uint64_t per_expert_spill = 3 * 1536 + 2 * 8192;
+  EXPECT_EQ(spilled, 2 * (8 * per_expert_spill + 4096 + 64));
+  // Reads: gate and up back for φ, p^T back for down, y_e and (after the first expert) the sum for the
+  // combine, the final sum; the router's outputs.
+  std::uint64_t per_expert_reload = 3 * 1536 + 8192;
+  EXPECT_EQ(reloaded, 2 * (8 * per_expert_reload + 7 * 8192 + 8192 + 4096 + 64));
+  // One kernel per op: the gate and up projections drain to SBUF (no PSUM shared with φ).
+  EXPECT_EQ(count_ops(g, ".gate.drain[", "L0.c0.e"), 8u);
+}
+
+TEST(VariantStructure, W4a8RunsMxMatmulsAndConvertsOncePerActivatedExpert) {
+  Built b = build("qwen3-30b-a3b", "w4a8", one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  // One conversion per activated expert per core: k = 8 at batch 1.
+  EXPECT_EQ(count_ops(g, ".mx_convert", "L0.c0.e"), 8u);
+  EXPECT_EQ(count_ops(g, ".mx_convert", "L0.c1.e"), 8u);
+  // MX matmul contracts 128 x mx_k_factor (4) = 512 rows: H = 2048 -> 4 matmuls per 512-column tile.
+  EXPECT_EQ(count_ops(g, ".gate.mx_mm[", "L0.c0.e0."), 4u);
+  std::uint64_t gate_up = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const Op& op = g.op(v);
+    if (op.kind == OpKind::matmul && op.name.find(".mx_mm[") != std::string::npos) {
+      EXPECT_EQ(op.dtype, Dtype::mxfp4);
+      EXPECT_EQ(op.k, 512u);
+    }
+    if (op.engine == Engine::dma && op.name.rfind("L0.", 0) == 0 &&
+        (op.name.find(".gate.load") != std::string::npos || op.name.find(".up.load") != std::string::npos))
+      gate_up += op.bytes;
+  }
+  // Gate/up bytes: elements H x I_rank / 2 + scales (H / 32) x I_rank per projection, = 4.25 bits per weight:
+  // 2 x (2048 x 192 / 2 + 64 x 192) = 417792 per expert, x 8 experts (both cores together hold I_rank).
+  std::int64_t per_expert = b.rep.expert_bytes(b.model, b.model.deployment).gate_up_bytes();
+  EXPECT_EQ(per_expert, 417792);
+  EXPECT_EQ(gate_up, 8u * 417792u);
+  EXPECT_DOUBLE_EQ(8.0 * per_expert / (2.0 * 2048 * 192), 4.25);
+}
+
+TEST(VariantStructure, W4a8NeedsMxMatmuls) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  ModelSpec m = shipped_model("qwen3-30b-a3b");
+  HardwareConfig trn2 = shipped_hw("trn2");
+  const Dataflow& df = registry.find("w4a8");
+  Representation rep = df.representation(8, 384, 256);
+  EXPECT_THROW(build_decode_step(m, m.deployment, rep, trn2, one_layer(), df.routed), InputError);
+}
+
+TEST(VariantStructure, EveryShippedModelBuildsAValidGraphForEveryDataflow) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  for (const char* model : {"qwen3-30b-a3b", "qwen3-coder-30b-a3b", "olmoe-1b-7b", "deepseek-v2-lite", "gemma-4-26b-a4b",
+                            "nemotron-3-nano-30b-a3b", "mixtral-8x7b", "deepseek-v3"})
+    for (const std::string& dataflow : registry.names()) {
+      SCOPED_TRACE(std::string(model) + " " + dataflow);
+      DataflowOptions o;
+      o.layers = 6;
+      Built b = build(model, dataflow, o, dataflow == "vq-only" ? 2 : 8, dataflow == "vq-only" ? 0 : 384);
+      EXPECT_NO_THROW(validate_graph(b.decode.graph, b.hw));
+    }
+}
+
+}  // namespace
+}  // namespace stasim::test
