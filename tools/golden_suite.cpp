@@ -134,7 +134,7 @@ std::vector<std::string> golden_diff(const json& golden, const json& now) {
 
 std::string golden_moved_header() {
   char line[256];
-  std::snprintf(line, sizeof line, "%-34s %15s %25s  %s", "case", "ops", "tpot_us", "critical path by engine (us)");
+  std::snprintf(line, sizeof line, "%-32s %16s %30s  %s", "case", "ops", "tpot_us", "critical path by engine (us)");
   return line;
 }
 
@@ -162,7 +162,7 @@ std::string golden_moved_row(const std::string& name, const json& golden, const 
   }
   if (engines.empty()) engines = "unchanged";
   char line[512];
-  std::snprintf(line, sizeof line, "%-34s %15s %25s  %s", name.c_str(), ops.c_str(), tpot, engines.c_str());
+  std::snprintf(line, sizeof line, "%-32s %16s %30s  %s", name.c_str(), ops.c_str(), tpot, engines.c_str());
   return line;
 }
 
