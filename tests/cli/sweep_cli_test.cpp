@@ -23,8 +23,8 @@ struct Output {
   std::string text;
 };
 
-Output run(const std::string& args) {
-  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
+Output shell(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   std::string text;
   std::array<char, 4096> buf;
@@ -32,6 +32,8 @@ Output run(const std::string& args) {
   int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
 }
+
+Output run(const std::string& args) { return shell(std::string(STASIM_BINARY) + " " + args); }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -82,6 +84,20 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   EXPECT_THAT(o.text, HasSubstr("2 resumed"));
   ASSERT_EQ(run(kGrid + " --out " + tmp("fresh.csv")).code, 0);
   EXPECT_EQ(slurp(out), slurp(tmp("fresh.csv")));
+}
+
+// A sweep killed with SIGKILL part-way (however many points it finished) is completed by --resume into the file
+// an uninterrupted sweep writes.
+TEST(SweepCli, AKilledSweepIsCompletedByResume) {
+  const std::string grid = "sweep --layers 4 --dataflows dense,cardan --d 4,8,16 --r 0:256:64 --jobs 1";
+  std::string out = tmp("killed.csv");
+  std::remove(out.c_str());
+  shell("timeout -s KILL 0.3 " + std::string(STASIM_BINARY) + " " + grid + " --out " + out);
+  Output resumed = run(grid + " --resume --out " + out);
+  ASSERT_EQ(resumed.code, 0) << resumed.text;
+  EXPECT_THAT(resumed.text, HasSubstr("sweep: 16 points"));  // 1 dense + 3 d x 5 r
+  ASSERT_EQ(run(grid + " --out " + tmp("unkilled.csv")).code, 0);
+  EXPECT_EQ(slurp(out), slurp(tmp("unkilled.csv")));
 }
 
 TEST(SweepCli, AnInvalidPointIsRecordedWithItsReason) {
