@@ -140,9 +140,10 @@ std::string golden_moved_header() {
 
 std::string golden_moved_row(const std::string& name, const json& golden, const json& now) {
   auto get = [](const json& doc, const char* key) { return doc.contains(key) ? doc[key] : json(); };
-  std::string ops = golden.is_null() ? "new " + get(now, "ops").dump()
-                    : now.is_null()  ? get(golden, "ops").dump() + " removed"
-                                     : get(golden, "ops").dump() + " -> " + get(now, "ops").dump();
+  auto ops_of = [&get](const json& doc) { return get(doc, "ops").is_null() ? std::string("-") : get(doc, "ops").dump(); };
+  std::string ops = golden.is_null() ? "new " + ops_of(now)
+                    : now.is_null()  ? ops_of(golden) + " removed"
+                                     : ops_of(golden) + " -> " + ops_of(now);
   double before = us_of(get(golden, "total_ps")), after = us_of(get(now, "total_ps"));
   char tpot[96];
   if (golden.is_null()) std::snprintf(tpot, sizeof tpot, "new %.3f", after);

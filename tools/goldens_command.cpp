@@ -37,6 +37,7 @@ void run_goldens(const GoldensOptions& o) {
   std::vector<GoldenCase> cases = golden_cases(STASIM_SOURCE_DIR);
   std::set<std::string> expected;
   std::vector<std::string> moved_rows, problems;
+  std::size_t unchanged = 0;
   for (const GoldenCase& c : cases) {
     expected.insert(c.name + ".json");
     fs::path file = dir / (c.name + ".json");
@@ -44,6 +45,7 @@ void run_goldens(const GoldensOptions& o) {
     nlohmann::json now = golden_summary(c, STASIM_SOURCE_DIR, registry);
     std::vector<std::string> diff = golden.is_null() ? std::vector<std::string>{"no golden file " + file.string()}
                                                      : golden_diff(golden, now);
+    unchanged += diff.empty();
     if (!diff.empty()) {
       moved_rows.push_back(golden_moved_row(c.name, golden, now));
       for (const std::string& d : diff) problems.push_back(c.name + ": " + d);
@@ -57,12 +59,6 @@ void run_goldens(const GoldensOptions& o) {
     moved_rows.push_back(golden_moved_row(stem, read_golden(entry.path()), nlohmann::json()));
     problems.push_back(stem + ": golden file without a case (a model or schedule was removed)");
     if (o.update) fs::remove(entry.path());
-  }
-  std::size_t unchanged = 0;
-  for (const GoldenCase& c : cases) {
-    bool moved = false;
-    for (const std::string& p : problems) moved |= p.rfind(c.name + ": ", 0) == 0;
-    unchanged += !moved;
   }
   std::cout << unchanged << " of " << cases.size() << " golden cases unchanged (" << dir.string() << ")\n";
   if (moved_rows.empty()) return;
