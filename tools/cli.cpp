@@ -21,6 +21,8 @@ int run(int argc, char** argv) {
   register_decode_commands(app);
   register_schedule_commands(app);
   register_route_block_commands(app);
+  register_golden_commands(app);
+  register_sweep_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -29,6 +31,9 @@ int run(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
+  } catch (const CheckFailed& e) {
+    std::cerr << "check failed: " << e.what() << '\n';
+    return 1;
   } catch (const SimulationError& e) {
     std::cerr << "simulation error: " << e.what() << '\n';
     return 1;

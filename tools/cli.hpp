@@ -5,11 +5,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <stdexcept>
 #include <string>
 
 namespace stasim::cli {
 
 int run(int argc, char** argv);
+
+// A check that ran and found a difference (goldens moved): exit code 1, the message on stderr.
+struct CheckFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Resolves a shipped config path (e.g. "configs/hw/trn3.yaml"): as given when it exists, else relative to the
 // source tree the binary was built from, so the binary works from any directory.
@@ -18,5 +24,7 @@ std::string resolve_config_path(const std::string& path);
 void register_schedule_commands(CLI::App& app);     // schedule, bench (schedule_command.cpp, bench_command.cpp)
 void register_route_block_commands(CLI::App& app);  // align, partition, replay (route_block_command.cpp)
 void register_decode_commands(CLI::App& app);       // run, compare (run_command.cpp)
+void register_golden_commands(CLI::App& app);       // goldens (goldens_command.cpp)
+void register_sweep_commands(CLI::App& app);        // sweep, merge (sweep_command.cpp)
 
 }  // namespace stasim::cli

@@ -6,6 +6,7 @@
 #include "sim/result_report.hpp"
 #include "tools/cli.hpp"
 #include "tools/decode_run.hpp"
+#include "tools/trace_output.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -15,7 +16,7 @@ struct RunOptions {
   std::int64_t batch = 0, tp = 0, lnc = 0, context = 0;  // 0 = the model's deployment default
   CLI::Option* batch_given = nullptr;  // --batch was passed (so 0 is reported, not taken as the default)
   std::string dataflows = "dense,cardan";
-  std::string json;
+  std::string json, trace, dot;
   bool quiet = false;
 };
 
@@ -44,6 +45,8 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
   sub->add_option("--json", o.json, "write the result as JSON to FILE ('-' for stdout)");
   sub->add_flag("--quiet", o.quiet, "print no summary");
+  sub->add_option("--trace", o.trace, "write a Chrome/Perfetto trace-event JSON timeline to FILE");
+  sub->add_option("--dot", o.dot, "write the schedule graph for Graphviz to FILE (critical path in red)");
 }
 
 void apply_deployment(RunOptions& o) {
@@ -76,6 +79,9 @@ void register_decode_commands(CLI::App& app) {
     DecodeRun result = run_decode(run_opts->request, *registry);
     if (!run_opts->quiet) print_decode(std::cout, result);
     if (!run_opts->json.empty()) write_json_file(run_opts->json, decode_json(result));
+    if (!run_opts->trace.empty())
+      write_trace_file(run_opts->trace, result.decode.graph, result.result, result.hw, result.dataflow);
+    if (!run_opts->dot.empty()) write_dot_file(run_opts->dot, result.decode.graph, result.result);
   });
 
   auto cmp_opts = std::make_shared<RunOptions>();
@@ -95,6 +101,11 @@ void register_decode_commands(CLI::App& app) {
       runs.push_back(run_decode(req, *registry));
     }
     if (!cmp_opts->quiet) print_comparison(std::cout, runs);
+    for (const DecodeRun& r : runs) {
+      if (!cmp_opts->trace.empty())
+        write_trace_file(path_with_tag(cmp_opts->trace, r.dataflow), r.decode.graph, r.result, r.hw, r.dataflow);
+      if (!cmp_opts->dot.empty()) write_dot_file(path_with_tag(cmp_opts->dot, r.dataflow), r.decode.graph, r.result);
+    }
     if (!cmp_opts->json.empty()) {
       nlohmann::json doc = nlohmann::json::object();
       nlohmann::json list = nlohmann::json::array();

@@ -6,6 +6,7 @@
 #include "sim/schedule_yaml.hpp"
 #include "sim/simulate.hpp"
 #include "tools/cli.hpp"
+#include "tools/trace_output.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -14,7 +15,7 @@ struct ScheduleOptions {
   std::string hw = "configs/hw/trn3.yaml";
   std::string schedule = "configs/schedules/expert_ffn_tile.yaml";
   std::vector<std::string> sets;
-  std::string json;
+  std::string json, trace, dot;
   bool quiet = false;
 };
 
@@ -29,6 +30,8 @@ void run_schedule(const ScheduleOptions& o) {
     print_summary(std::cout, schedule.graph, hw, result);
   }
   if (!o.json.empty()) write_json_file(o.json, result_json(schedule.graph, hw, result));
+  if (!o.trace.empty()) write_trace_file(o.trace, schedule.graph, result, hw, "");
+  if (!o.dot.empty()) write_dot_file(o.dot, schedule.graph, result);
 }
 
 }  // namespace
@@ -43,6 +46,8 @@ void register_schedule_commands(CLI::App& app) {
   sub->add_option("--set", opts->sets, "override a hardware key: key.path=value (repeatable)");
   sub->add_option("--json", opts->json, "write the full result as JSON to FILE ('-' for stdout)");
   sub->add_flag("--quiet", opts->quiet, "print no summary");
+  sub->add_option("--trace", opts->trace, "write a Chrome/Perfetto trace-event JSON timeline to FILE");
+  sub->add_option("--dot", opts->dot, "write the schedule graph for Graphviz to FILE (critical path in red)");
   sub->callback([opts] { run_schedule(*opts); });
   register_bench_command(app);
 }

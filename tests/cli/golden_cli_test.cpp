@@ -1,0 +1,74 @@
+// `stasim goldens` end to end on a copy of tests/golden: a moved value fails the check (exit 1) with the table
+// and the value named, and --update rewrites exactly the moved file back to what the simulator produces.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+
+struct Output {
+  int code;
+  std::string text;
+};
+
+Output run(const std::string& args) {
+  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string text;
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(GoldensCli, ShippedGoldensPass) {
+  Output o = run("goldens");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("17 of 17 golden cases unchanged"));
+}
+
+TEST(GoldensCli, AMovedValueFailsAndUpdateRestoresIt) {
+  fs::path shipped = fs::path(STASIM_SOURCE_DIR) / "tests/golden";
+  fs::path copy = fs::path(testing::TempDir()) / "goldens_copy";
+  fs::remove_all(copy);
+  fs::copy(shipped, copy);
+  fs::path file = copy / "schedule.expert_ffn_tile.json";
+  nlohmann::json doc = nlohmann::json::parse(slurp(file));
+  doc["total_ps"] = doc["total_ps"].get<std::int64_t>() + 1;
+  std::ofstream(file) << doc.dump(2) << '\n';
+  std::ofstream(copy / "removed-model.dense.json") << "{}\n";
+
+  Output check = run("goldens --dir " + copy.string());
+  EXPECT_EQ(check.code, 1) << check.text;
+  EXPECT_THAT(check.text, HasSubstr("16 of 17 golden cases unchanged"));
+  EXPECT_THAT(check.text, HasSubstr("schedule.expert_ffn_tile: total_ps: golden 5373336, now 5373335"));
+  EXPECT_THAT(check.text, HasSubstr("removed-model.dense: golden file without a case"));
+  EXPECT_THAT(check.text, HasSubstr("check failed: 2 golden value(s) moved"));
+
+  Output update = run("goldens --update --dir " + copy.string());
+  EXPECT_EQ(update.code, 0) << update.text;
+  EXPECT_THAT(update.text, HasSubstr("5.373 -> 5.373 (-0.00%)"));  // 5373336 -> 5373335 ps
+  EXPECT_THAT(update.text, HasSubstr("removed-model.dense                     - removed"));
+  EXPECT_EQ(slurp(file), slurp(shipped / "schedule.expert_ffn_tile.json"));
+  EXPECT_FALSE(fs::exists(copy / "removed-model.dense.json"));
+  EXPECT_EQ(run("goldens --dir " + copy.string()).code, 0);
+}
+
+}  // namespace

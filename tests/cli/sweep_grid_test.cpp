@@ -1,0 +1,83 @@
+// Sweep grids without running anything: list and range parsing, the shipped sweep YAML's point count, the
+// order and keys of expanded points, and bad sweep files.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "sim/input_error.hpp"
+#include "tools/sweep_grid.hpp"
+
+namespace stasim::cli {
+namespace {
+
+using testing::HasSubstr;
+
+bool dense_only(const std::string& dataflow) { return dataflow == "dense"; }
+
+TEST(SweepGrid, ListsAndInclusiveRanges) {
+  EXPECT_EQ(parse_int_list("2,4,8", "--d"), (std::vector<std::int64_t>{2, 4, 8}));
+  // 0, 64, ..., 512: (512 - 0) / 64 + 1 = 9 values, the stop included.
+  EXPECT_EQ(parse_int_list("0:512:64", "--r").size(), 9u);
+  EXPECT_EQ(parse_int_list("0:100:64", "--r"), (std::vector<std::int64_t>{0, 64}));  // 128 > 100
+  EXPECT_EQ(parse_int_list("1,8:24:8", "--K"), (std::vector<std::int64_t>{1, 8, 16, 24}));
+}
+
+TEST(SweepGrid, UnparsableRangesNameTheOption) {
+  auto message = [](const std::string& text) {
+    try {
+      parse_int_list(text, "--r");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message("0:512"), HasSubstr("--r '0:512': '0:512' is neither an integer nor start:stop:step"));
+  EXPECT_THAT(message("512:0:64"), HasSubstr("stop < start"));
+  EXPECT_THAT(message("0:512:0"), HasSubstr("must be positive"));
+  EXPECT_THAT(message(""), HasSubstr("no value"));
+  EXPECT_THAT(message("1,,2"), HasSubstr("'' is neither"));
+}
+
+TEST(SweepGrid, ShippedQwenSweepHas53Points) {
+  SweepSpec spec = load_sweep(std::string(STASIM_SOURCE_DIR) + "/configs/sweeps/qwen3-30b-a3b-dr-k256.yaml");
+  std::vector<SweepPoint> points = expand(spec, dense_only);
+  // dense once + cardan over d {2, 4, 8, 16} x r 0:768:64 (13 values) x K {256}: 1 + 4 x 13 = 53.
+  ASSERT_EQ(points.size(), 53u);
+  EXPECT_EQ(points[0].dataflow, "dense");
+  EXPECT_FALSE(points[0].uses_drk);
+  EXPECT_EQ(points[1].d, 2);
+  EXPECT_EQ(points[2].r, 64);        // r varies fastest
+  EXPECT_EQ(points[52].d, 16);
+  EXPECT_EQ(points[52].r, 768);
+  EXPECT_EQ(points[52].index, 52u);
+}
+
+TEST(SweepGrid, VaryMultipliesEveryCombination) {
+  SweepSpec spec;
+  spec.d = {4, 8};
+  spec.vary.push_back(parse_vary("core.dma.engines=8,16"));
+  spec.vary.push_back(parse_vary("core.dma.fixed_ns=650,1300,2600"));
+  std::vector<SweepPoint> points = expand(spec, dense_only);
+  // 2 x 3 vary combinations, each with 1 dense + 2 cardan points: 6 x 3 = 18.
+  ASSERT_EQ(points.size(), 18u);
+  EXPECT_EQ(points[0].vary_text(), "core.dma.engines=8;core.dma.fixed_ns=650");
+  EXPECT_EQ(points[3].vary_text(), "core.dma.engines=8;core.dma.fixed_ns=1300");
+  EXPECT_EQ(points[0].group(), points[1].group());   // dense and cardan of one combination compare
+  EXPECT_NE(points[0].group(), points[3].group());
+}
+
+TEST(SweepGrid, UnknownSweepKeyGetsADidYouMean) {
+  std::string path = testing::TempDir() + "bad_sweep.yaml";
+  std::ofstream(path) << "models: [qwen3-30b-a3b]\ndataflow: [cardan]\n";
+  try {
+    load_sweep(path);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(":2:"));
+    EXPECT_THAT(e.what(), HasSubstr("dataflow: unknown key (did you mean 'dataflows'?)"));
+  }
+}
+
+}  // namespace
+}  // namespace stasim::cli

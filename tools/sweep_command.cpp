@@ -1,0 +1,214 @@
+// `stasim sweep` (a grid of decode runs, each point in its own process) and `stasim merge` (joins the outputs of
+// sharded sweeps into the file the unsharded sweep would have written).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include "sim/config_reader.hpp"
+#include "sim/input_error.hpp"
+#include "tools/cli.hpp"
+#include "tools/decode_run.hpp"
+#include "tools/sweep_grid.hpp"
+#include "tools/sweep_runner.hpp"
+#include "tools/sweep_table.hpp"
+
+namespace stasim::cli {
+namespace {
+
+struct SweepOptions {
+  std::string config, models, dataflows, hw, d, r, K, batch, down;
+  std::vector<std::string> vary;
+  std::int64_t layers = -1;
+  int jobs = 0;
+  std::string shard;
+  std::string out;
+  bool resume = false;
+};
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  return out;
+}
+
+bool dense_like(const std::string& dataflow) { return dataflow == "dense"; }
+
+SweepSpec build_spec(const SweepOptions& o) {
+  SweepSpec spec;
+  if (!o.config.empty()) {
+    std::string path = o.config;
+    if (path.find('/') == std::string::npos && path.find(".yaml") == std::string::npos)
+      path = "configs/sweeps/" + path + ".yaml";
+    spec = load_sweep(resolve_config_path(path));
+  }
+  if (!o.models.empty()) spec.models = split_names(o.models);
+  if (!o.dataflows.empty()) spec.dataflows = split_names(o.dataflows);
+  if (!o.hw.empty()) spec.hw = o.hw;
+  if (!o.d.empty()) spec.d = parse_int_list(o.d, "--d");
+  if (!o.r.empty()) spec.r = parse_int_list(o.r, "--r");
+  if (!o.K.empty()) spec.K = parse_int_list(o.K, "--K");
+  if (!o.batch.empty()) spec.batch = parse_int_list(o.batch, "--batch");
+  if (!o.down.empty()) spec.down = o.down;
+  if (o.layers >= 0) spec.layers = o.layers;
+  for (const std::string& v : o.vary) spec.vary.push_back(parse_vary(v));
+  if (spec.models.empty()) throw InputError("--models: name at least one model");
+  if (spec.dataflows.empty()) throw InputError("--dataflows: name at least one dataflow");
+  return spec;
+}
+
+// Bad input that concerns the whole grid fails before any point runs: unknown dataflows, models, hardware and
+// --vary keys (an unknown key would fail every point). A bad value of a known key only fails its points.
+void check_spec(const SweepSpec& spec, const DataflowRegistry& registry) {
+  for (const std::string& name : spec.dataflows) registry.find(name);
+  std::string hw_path = resolve_hw(spec.hw);
+  load_yaml_file(hw_path);
+  for (const std::string& model : spec.models) load_yaml_file(resolve_model(model));
+  for (const auto& [key, values] : spec.vary) {
+    bool model_key = key.rfind("model.", 0) == 0;
+    std::string file = model_key ? resolve_model(spec.models.front()) : hw_path;
+    YAML::Node root = load_yaml_file(file);
+    apply_overrides(root, {(model_key ? key.substr(6) : key) + "=" + values.front()}, file);
+  }
+}
+
+void parse_shard(const std::string& text, std::size_t& index, std::size_t& count) {
+  std::size_t slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    index = std::stoul(text.substr(0, slash));
+    count = std::stoul(text.substr(slash + 1));
+  } catch (const std::exception&) {
+    throw InputError("--shard '" + text + "': expected i/N with 0 <= i < N");
+  }
+  if (count == 0 || index >= count) throw InputError("--shard '" + text + "': expected i/N with 0 <= i < N");
+}
+
+void run_sweep(const SweepOptions& o) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  SweepSpec spec = build_spec(o);
+  check_spec(spec, registry);
+  std::vector<SweepPoint> grid = expand(spec, dense_like);
+  if (grid.empty()) throw InputError("the grid is empty");
+  std::size_t shard = 0, shards = 1;
+  if (!o.shard.empty()) parse_shard(o.shard, shard, shards);
+  std::vector<SweepPoint> mine;
+  for (const SweepPoint& p : grid)
+    if (p.index % shards == shard) mine.push_back(p);
+
+  std::set<std::string> have;
+  if (o.resume)
+    for (const SweepRow& row : read_sweep_rows(o.out)) have.insert(row.value("key", std::string()));
+  std::vector<SweepPoint> todo;
+  for (const SweepPoint& p : mine)
+    if (!have.count(p.key())) todo.push_back(p);
+
+  bool jsonl = is_jsonl_path(o.out);
+  bool fresh = !o.resume || read_sweep_rows(o.out).empty();
+  bool cut_line = false;  // a killed sweep can leave a last line without its newline
+  if (!fresh) {
+    std::ifstream previous(o.out, std::ios::ate | std::ios::binary);
+    if (previous && previous.tellg() > 0) {
+      previous.seekg(-1, std::ios::end);
+      cut_line = previous.get() != '\n';
+    }
+  }
+  std::ofstream out(o.out, fresh ? std::ios::trunc : std::ios::app);
+  if (!out) throw InputError(o.out + ": cannot write the sweep output");
+  if (fresh && !jsonl) out << csv_header() << '\n';
+  if (cut_line) out << '\n';
+  out.flush();
+
+  int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto begin = std::chrono::steady_clock::now();
+  run_points(todo, jobs, ::isatty(STDERR_FILENO) == 1, registry, [&](SweepRow row) {
+    out << row_line(row, jsonl) << '\n';
+    out.flush();  // a killed sweep loses only the points in flight
+  });
+  out.close();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+
+  std::vector<SweepRow> rows = read_sweep_rows(o.out);
+  finalize(rows);
+  write_sweep_rows(o.out, rows);
+
+  std::set<std::string> mine_keys;
+  for (const SweepPoint& p : mine) mine_keys.insert(p.key());
+  std::size_t ok = 0, invalid = 0, errors = 0, front = 0;
+  std::string first_reason;
+  for (const SweepRow& row : rows) {
+    if (!mine_keys.count(row.value("key", std::string()))) continue;
+    std::string status = row.value("status", std::string());
+    ok += status == "ok";
+    invalid += status == "invalid";
+    errors += status == "error";
+    front += row["pareto"] == 1;
+    if (status != "ok" && first_reason.empty()) first_reason = row.value("reason", std::string());
+  }
+  std::printf("sweep: %zu points%s, %zu run now with %d jobs in %.1f s, %zu resumed; ok %zu, invalid %zu, error %zu; "
+              "%zu on the Pareto front; wrote %s\n",
+              mine.size(), shards > 1 ? (" (shard " + o.shard + " of " + std::to_string(grid.size()) + ")").c_str() : "",
+              todo.size(), jobs, seconds, mine.size() - todo.size(), ok, invalid, errors, front, o.out.c_str());
+  if (ok == 0) throw InputError("no valid point in the grid (first reason: " + first_reason + ")");
+}
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+
+void run_merge(const MergeOptions& o) {
+  std::vector<SweepRow> rows;
+  for (const std::string& path : o.inputs) {
+    if (!std::ifstream(path)) throw InputError(path + ": no such sweep output");
+    std::vector<SweepRow> part = read_sweep_rows(path);
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  finalize(rows);
+  write_sweep_rows(o.out, rows);
+  std::printf("merge: %zu rows from %zu files; wrote %s\n", rows.size(), o.inputs.size(), o.out.c_str());
+}
+
+}  // namespace
+
+void register_sweep_commands(CLI::App& app) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* sub = app.add_subcommand("sweep", "Run a grid of decode simulations (each point in its own process)");
+  sub->add_option("--config", o->config, "sweep YAML (configs/sweeps/NAME.yaml or a path); options below override it");
+  sub->add_option("--models", o->models, "comma-separated models (default qwen3-30b-a3b)");
+  sub->add_option("--dataflows", o->dataflows, "comma-separated dataflows (default dense,cardan)");
+  sub->add_option("--hw", o->hw, "hardware name or YAML (default trn3)");
+  sub->add_option("--d", o->d, "VQ block lengths: 2,4,8 or start:stop:step (default 8)");
+  sub->add_option("--r", o->r, "low ranks, e.g. 0:512:64 (default 384)");
+  sub->add_option("--K", o->K, "code book sizes, e.g. 64,256 (default 256)");
+  sub->add_option("--batch", o->batch, "batch sizes (default 1)");
+  sub->add_option("--vary", o->vary, "a config key and its values: core.dma.engines=8,16 or model.key=... (repeatable)");
+  sub->add_option("--layers", o->layers, "simulate the first N layers only (default 0 = all)");
+  sub->add_option("--down-schedule", o->down, "down-projection schedule of every point (default weight-sbuf; auto = 4 runs per point)");
+  sub->add_option("--jobs", o->jobs, "points in parallel (default: all cores)");
+  sub->add_option("--shard", o->shard, "run only the points with index % N == i (i/N, 0 <= i < N)");
+  sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines")->required();
+  sub->add_flag("--resume", o->resume, "skip the points already in --out");
+  sub->callback([o] { run_sweep(*o); });
+
+  auto m = std::make_shared<MergeOptions>();
+  CLI::App* merge = app.add_subcommand("merge", "Merge sweep outputs (e.g. of --shard runs) into one file");
+  merge->add_option("inputs", m->inputs, "sweep outputs (CSV or JSON lines)")->required();
+  merge->add_option("--out", m->out, "merged output: .csv or .jsonl")->required();
+  merge->callback([m] { run_merge(*m); });
+}
+
+}  // namespace stasim::cli

@@ -1,0 +1,54 @@
+// The points of a sweep: the cross product of models, dataflows, batch sizes, (d, r, K) and any config keys
+// (`--vary key=v1,v2`), from the command line or a sweep YAML (configs/sweeps/). Dataflows that ignore
+// (d, r, K) (dense) get one point per remaining combination. Each point has a stable index in the full grid
+// and a key naming its inputs, which --shard, --resume and merge rely on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stasim::cli {
+
+// "2,4,8", "0:512:64" (start:stop:step, stop included when reached) or a mix "1,2,8:32:8"; InputError naming
+// `what` (e.g. "--r") and the text for anything unparsable, a non-positive step, stop < start or no value.
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
+
+struct SweepSpec {
+  std::vector<std::string> models{"qwen3-30b-a3b"};
+  std::vector<std::string> dataflows{"dense", "cardan"};
+  std::string hw = "trn3";
+  std::vector<std::int64_t> batch{1}, d{8}, r{384}, K{256};
+  std::vector<std::pair<std::string, std::vector<std::string>>> vary;  // config key -> values
+  std::int64_t layers = 0;
+  std::string down = "weight-sbuf";
+};
+
+// Reads a sweep YAML (keys: models, dataflows, hw, batch, d, r, K, vary, layers, down_schedule; integer lists
+// may be YAML lists or range strings). Unknown keys are errors with a did-you-mean.
+SweepSpec load_sweep(const std::string& path);
+
+// Parses "key=v1,v2" (an argument of --vary).
+std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& text);
+
+struct SweepPoint {
+  std::size_t index = 0;
+  std::string model, dataflow, hw;
+  std::int64_t batch = 1, d = 0, r = 0, K = 0;
+  bool uses_drk = true;   // false for dense: d, r and K are not inputs
+  std::vector<std::string> sets;  // the vary assignments, key=value
+  std::int64_t layers = 0;
+  std::string down;
+
+  std::string vary_text() const;  // "core.dma.engines=8;model.x=1", empty without --vary
+  std::string key() const;        // every input, "model=...|dataflow=...|..."
+  // The baseline group: the inputs the dense dataflow depends on (speedup and Pareto compare within it).
+  std::string group() const;
+};
+
+// The full grid in a fixed order; dataflows that ignore (d, r, K) are listed once per combination of the rest.
+// `drk_free` says which dataflows those are.
+std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std::string& dataflow));
+
+}  // namespace stasim::cli
