@@ -21,6 +21,7 @@ int run(int argc, char** argv) {
   register_decode_commands(app);
   register_schedule_commands(app);
   register_route_block_commands(app);
+  register_calibration_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -18,5 +18,6 @@ std::string resolve_config_path(const std::string& path);
 void register_schedule_commands(CLI::App& app);     // schedule, bench (schedule_command.cpp, bench_command.cpp)
 void register_route_block_commands(CLI::App& app);  // align, partition, replay (route_block_command.cpp)
 void register_decode_commands(CLI::App& app);       // run, compare (run_command.cpp)
+void register_calibration_commands(CLI::App& app);  // calibrate, validate (calibrate_command.cpp)
 
 }  // namespace stasim::cli
