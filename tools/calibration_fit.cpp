@@ -339,6 +339,8 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
   out << "\nbase: " << base_file_name << "\n";
   // Nested keys, written in declaration order under their sections.
   YAML::Node doc(YAML::NodeType::Map);
+  // Its own name, so run output says which config produced it.
+  doc["name"] = base_file_name.substr(0, base_file_name.rfind('.')) + "-calibrated";
   const std::vector<std::string> sets = parameter_sets(fit.values);
   for (const std::string& set : sets) {
     const std::string key = set.substr(0, set.find('='));

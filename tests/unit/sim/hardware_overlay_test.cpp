@@ -94,7 +94,9 @@ TEST(HardwareOverlay, ShippedCalibratedConfigIsAnOverlayOfTrn3) {
   YAML::Node doc = load_yaml_file(shipped);
   EXPECT_EQ(doc["base"].as<std::string>(), "trn3.yaml");
   HardwareConfig hw = load_hardware(shipped);
-  EXPECT_EQ(hw.name, "trn3");
+  EXPECT_EQ(hw.name, "trn3-calibrated");
+  EXPECT_DOUBLE_EQ(hw.tensor.clock_ghz, 2.4);               // documented values come from the base
+  EXPECT_DOUBLE_EQ(hw.dma.bytes_per_ns_per_engine, 33);
 }
 
 }  // namespace
