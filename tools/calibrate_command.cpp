@@ -107,8 +107,10 @@ void register_calibration_commands(CLI::App& app) {
     FitResult fit = fit_calibration(ref, cal->fit, *registry, cal->quiet ? nullptr : &std::cerr);
     if (!fit.converged) throw SimulationError("calibration did not converge: " + fit.message + "; nothing written");
     const std::string text = calibrated_overlay(ref, cal->fit, fit, fs::path(base_path).filename().string());
-    std::ofstream(output) << text;
-    if (!std::ofstream(output, std::ios::app)) throw InputError(output + ": cannot write the file");
+    std::ofstream file(output);
+    file << text;
+    file.close();
+    if (!file) throw InputError(output + ": cannot write the file");
     std::cout << "wrote " << output << " (" << fit.evaluations << " evaluations)\n";
     print_table(std::cout, fit.predictions);
   });

@@ -93,9 +93,9 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
     top.problem("hardware", "no hardware '" + ref.hardware + "' (configs/hw/" + ref.hardware + ".yaml)");
   ConfigReader deployment = top.section("deployment");
   deployment.required("tp", ref.tp).required("lnc", ref.lnc).required("batch", ref.batch);
-  deployment.positive("tp", ref.tp);
-  deployment.positive("lnc", ref.lnc);
-  deployment.positive("batch", ref.batch);
+  // A missing key is already reported; only a present one is checked for range.
+  for (auto [key, value] : {std::pair<const char*, std::int64_t>{"tp", ref.tp}, {"lnc", ref.lnc}, {"batch", ref.batch}})
+    if (deployment.has(key)) deployment.positive(key, value);
   deployment.finish();
 
   std::map<std::string, Variant> variants;
