@@ -1,5 +1,8 @@
 #include "sim/hardware_config.hpp"
 
+#include <algorithm>
+#include <filesystem>
+
 namespace stasim {
 
 void TensorEngineConfig::read(ConfigReader& r) {
@@ -136,8 +139,64 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
   return hw;
 }
 
-HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
+namespace {
+
+// Writes every key of `overlay` into `base`. A key the base does not have is a typo or a new concept, never a
+// silent addition, so it is a problem with a did-you-mean; a mapping recurses, anything else replaces the
+// base value. The overlay's key node is inserted too, so a later message about the key names the overlay's line.
+void merge_overlay(YAML::Node base, const YAML::Node& overlay, const std::string& file, const std::string& path,
+                   Problems& problems) {
+  for (const auto& kv : overlay) {
+    const std::string key = kv.first.as<std::string>();
+    const std::string key_path = path.empty() ? key : path + "." + key;
+    if (path.empty() && key == "base") continue;
+    std::vector<std::string> keys;
+    for (const auto& b : base) keys.push_back(b.first.as<std::string>());
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string near = nearest_match(key, keys);
+      problems.add(mark_of(kv.first, file) + ": " + key_path + ": not a key of the base config" +
+                   (near.empty() ? "" : " (did you mean '" + (path.empty() ? near : path + "." + near) + "'?)"));
+      continue;
+    }
+    YAML::Node target = base[key];
+    if (kv.second.IsMap() && target.IsMap()) {
+      merge_overlay(target, kv.second, file, key_path, problems);
+      continue;
+    }
+    base.remove(key);
+    base.force_insert(kv.first, kv.second);
+  }
+}
+
+// The document at `path` with its `base:` chain resolved (each base relative to the folder of the file naming
+// it). `chain` holds the files being resolved, so a cycle is an error rather than a hang.
+YAML::Node load_with_base(const std::string& path, std::vector<std::string>& chain) {
+  namespace fs = std::filesystem;
   YAML::Node root = load_yaml_file(path);
+  YAML::Node base_key = root["base"];
+  if (!base_key) return root;
+  if (!base_key.IsScalar() || base_key.Scalar().empty())
+    throw InputError(mark_of(base_key, path) + ": base: expected the file name of a hardware config");
+  const std::string base_path = (fs::path(path).parent_path() / base_key.Scalar()).lexically_normal().string();
+  if (!fs::exists(base_path))
+    throw InputError(mark_of(base_key, path) + ": base: no file '" + base_path + "'");
+  for (const std::string& seen : chain)
+    if (fs::equivalent(seen, base_path))
+      throw InputError(mark_of(base_key, path) + ": base: '" + base_key.Scalar() + "' is part of a base cycle");
+  chain.push_back(base_path);
+  YAML::Node base = load_with_base(base_path, chain);
+  read_hardware(base, base_path);  // the base must stand on its own: its problems are reported in its own file
+  Problems problems;
+  merge_overlay(base, root, path, "", problems);
+  problems.throw_if_any();
+  return base;
+}
+
+}  // namespace
+
+HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
+  std::vector<std::string> chain{path};
+  YAML::Node root = load_with_base(path, chain);
   apply_overrides(root, overrides, path);
   return read_hardware(root, path);
 }

@@ -92,6 +92,9 @@ struct HardwareConfig {
 };
 
 HardwareConfig read_hardware(const YAML::Node& root, const std::string& file);
+// A file may be an overlay: `base: trn3.yaml` (relative to its own folder) and then only the keys it changes;
+// every overlay key must exist in the base (a typo gets a did-you-mean) and the merged document is validated
+// like any other, values reported at the overlay's lines. Overrides apply after the merge.
 HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides = {});
 
 }  // namespace stasim

@@ -23,6 +23,7 @@ int run(int argc, char** argv) {
   register_route_block_commands(app);
   register_golden_commands(app);
   register_sweep_commands(app);
+  register_calibration_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -17,7 +17,7 @@ namespace stasim::cli {
 
 struct RunRequest {
   std::string model = "qwen3-30b-a3b";
-  std::string hw = "trn3";
+  std::string hw = "trn3-calibrated";  // configs/hw/trn3-calibrated.yaml, written by `stasim calibrate`
   std::string dataflow = "cardan";
   std::int64_t d = 8, r = 384, K = 256;
   std::optional<std::int64_t> batch, tp, lnc, context;

@@ -1,0 +1,146 @@
+// Runs the built binary on `stasim validate` and `stasim calibrate`: the calibrated config's fidelity (targets
+// that pass stay within tolerance; the documented misses are still misses, so a model change that fixes one
+// shows up here and the docs get updated), bad reference files, and a fit that does not converge.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace {
+
+using testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;
+};
+
+Outcome run_stasim(const std::string& args) {
+  const std::string command = std::string(STASIM_BINARY) + " " + args + " 2>&1";
+  Outcome o;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return o;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.output.append(buffer, n);
+  const int status = pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+fs::path scratch() {
+  fs::path dir = fs::temp_directory_path() / "stasim_calibration_cli";
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string source(const std::string& path) { return std::string(STASIM_SOURCE_DIR) + "/" + path; }
+
+// The shipped reference with `from` replaced by `to`.
+std::string reference_with(const std::string& name, const std::string& from, const std::string& to) {
+  std::ifstream in(source("configs/reference/published.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  fs::path p = scratch() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+// The calibrated config's outcome per target. Targets the model meets must stay within tolerance; the misses
+// are structural (docs-issue5.md "Fidelity", known gaps) and are asserted to remain misses.
+TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
+  const std::string json = (scratch() / "validate.json").string();
+  Outcome o = run_stasim("validate --quiet --json " + json);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  nlohmann::json doc;
+  std::ifstream(json) >> doc;
+  std::map<std::string, nlohmann::json> by_id;
+  for (const auto& t : doc["targets"]) by_id[t["id"].get<std::string>()] = t;
+  ASSERT_EQ(by_id.size(), 13u);
+  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "profile6.gpsimd_active_us[reuse_and_batching]"}) {
+    ASSERT_TRUE(by_id.count(id)) << id;
+    EXPECT_TRUE(by_id[id]["pass"].get<bool>()) << id << ": " << by_id[id].dump();
+  }
+  // TPOT within ±5%: 7.851 ms dense, 6.278 ms cardan.
+  EXPECT_NEAR(by_id["dense.tpot_ms"]["predicted"].get<double>(), 7.851, 7.851 * 0.05);
+  EXPECT_NEAR(by_id["cardan.tpot_ms"]["predicted"].get<double>(), 6.278, 6.278 * 0.05);
+  for (const char* id : {"ablation.hybrid_only.reduction_vs_dense", "ablation.reuse.reduction_vs_previous",
+                         "ablation.batching.reduction_vs_previous", "profile6.tensor_active_us[hybrid_only]",
+                         "profile6.tensor_active_us[reuse]", "profile6.dma_active_us[hybrid_only]",
+                         "profile6.dma_active_us[reuse]", "profile6.gpsimd_instructions[reuse]",
+                         "profile6.gpsimd_instructions[reuse_and_batching]", "profile6.gpsimd_active_us[reuse]"}) {
+    ASSERT_TRUE(by_id.count(id)) << id;
+    EXPECT_FALSE(by_id[id]["pass"].get<bool>()) << id << " now passes: update the Fidelity table and this test";
+  }
+  // Instruction counts are structural (no parameter moves them): 6 layers x 2 cores x 8 experts x 2
+  // projections = 192 unbatched gathers; batched, 6 x 2 x 2 = 24.
+  EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse]"]["predicted"].get<double>(), 192);
+  EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse_and_batching]"]["predicted"].get<double>(), 24);
+  EXPECT_EQ(doc["passed"].get<int>(), 3);
+}
+
+TEST(ValidateCli, TableNamesEveryTarget) {
+  Outcome o = run_stasim("validate --hw trn3");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("dense.tpot_ms"));
+  EXPECT_THAT(o.output, HasSubstr("profile6.gpsimd_instructions[reuse_and_batching]"));
+  EXPECT_THAT(o.output, HasSubstr("targets within tolerance"));
+}
+
+TEST(ValidateCli, BadReferenceFilesAreInputErrors) {
+  std::string p = reference_with("metric.yaml", "id: profile6.dma_active_us", "id: profile6.dma_activ_us");
+  Outcome o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("unknown metric 'dma_activ_us' (did you mean 'dma_active_us'?)"));
+
+  p = reference_with("dataflow.yaml", "dataflow: dense", "dataflow: densse");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("no dataflow 'densse' (did you mean 'dense'?)"));
+
+  p = reference_with("model.yaml", "model: qwen3-30b-a3b", "model: qwen9");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("model: no model 'qwen9'"));
+
+  p = reference_with("missing.yaml", "    value: 7.851\n", "");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("missing required key 'targets[0].value'"));
+
+  p = reference_with("variant.yaml", "values: {reuse: 385", "values: {reuse_only: 385");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("no variant 'reuse_only'"));
+}
+
+TEST(CalibrateCli, AFitThatDoesNotConvergeWritesNothing) {
+  fs::path dir = scratch() / "hw";
+  fs::create_directories(dir);
+  fs::copy_file(source("configs/hw/trn3.yaml"), dir / "trn3.yaml", fs::copy_options::overwrite_existing);
+  fs::path out = dir / "trn3-fit.yaml";
+  fs::remove(out);
+  Outcome o = run_stasim("calibrate --quiet --max-evaluations 3 --hw " + (dir / "trn3.yaml").string() + " --output " +
+                         out.string());
+  EXPECT_EQ(o.exit_code, 1) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("calibration did not converge"));
+  EXPECT_THAT(o.output, HasSubstr("nothing written"));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(CalibrateCli, TheOverlayMustSitBesideItsBase) {
+  Outcome o = run_stasim("calibrate --quiet --output " + (scratch() / "elsewhere.yaml").string());
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_THAT(o.output, HasSubstr("the overlay must be in the folder of its base"));
+}
+
+}  // namespace
