@@ -194,9 +194,13 @@ YAML::Node load_with_base(const std::string& path, std::vector<std::string>& cha
 
 }  // namespace
 
-HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
+YAML::Node load_hardware_document(const std::string& path) {
   std::vector<std::string> chain{path};
-  YAML::Node root = load_with_base(path, chain);
+  return load_with_base(path, chain);
+}
+
+HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
+  YAML::Node root = load_hardware_document(path);
   apply_overrides(root, overrides, path);
   return read_hardware(root, path);
 }

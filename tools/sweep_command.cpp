@@ -74,12 +74,12 @@ SweepSpec build_spec(const SweepOptions& o) {
 void check_spec(const SweepSpec& spec, const DataflowRegistry& registry) {
   for (const std::string& name : spec.dataflows) registry.find(name);
   std::string hw_path = resolve_hw(spec.hw);
-  load_yaml_file(hw_path);
+  load_hardware_document(hw_path);
   for (const std::string& model : spec.models) load_yaml_file(resolve_model(model));
   for (const auto& [key, values] : spec.vary) {
     bool model_key = key.rfind("model.", 0) == 0;
     std::string file = model_key ? resolve_model(spec.models.front()) : hw_path;
-    YAML::Node root = load_yaml_file(file);
+    YAML::Node root = model_key ? load_yaml_file(file) : load_hardware_document(file);
     apply_overrides(root, {(model_key ? key.substr(6) : key) + "=" + values.front()}, file);
   }
 }
@@ -190,7 +190,7 @@ void register_sweep_commands(CLI::App& app) {
   sub->add_option("--config", o->config, "sweep YAML (configs/sweeps/NAME.yaml or a path); options below override it");
   sub->add_option("--models", o->models, "comma-separated models (default qwen3-30b-a3b)");
   sub->add_option("--dataflows", o->dataflows, "comma-separated dataflows (default dense,cardan)");
-  sub->add_option("--hw", o->hw, "hardware name or YAML (default trn3)");
+  sub->add_option("--hw", o->hw, "hardware name or YAML (default trn3-calibrated, as run)");
   sub->add_option("--d", o->d, "VQ block lengths: 2,4,8 or start:stop:step (default 8)");
   sub->add_option("--r", o->r, "low ranks, e.g. 0:512:64 (default 384)");
   sub->add_option("--K", o->K, "code book sizes, e.g. 64,256 (default 256)");

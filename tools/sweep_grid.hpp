@@ -18,7 +18,7 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
 struct SweepSpec {
   std::vector<std::string> models{"qwen3-30b-a3b"};
   std::vector<std::string> dataflows{"dense", "cardan"};
-  std::string hw = "trn3";
+  std::string hw = "trn3-calibrated";  // the same default as run and compare
   std::vector<std::int64_t> batch{1}, d{8}, r{384}, K{256};
   std::vector<std::pair<std::string, std::vector<std::string>>> vary;  // config key -> values
   std::int64_t layers = 0;

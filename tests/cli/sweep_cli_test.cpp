@@ -71,7 +71,7 @@ TEST(SweepCli, ShardsMergedEqualTheUnshardedSweep) {
     EXPECT_DOUBLE_EQ(row["speedup_vs_dense"].get<double>(),
                      std::round(rows[0]["tpot_us"].get<double>() / row["tpot_us"].get<double>() * 1e4) / 1e4);
   }
-  EXPECT_EQ(rows[1]["key"], "model=qwen3-30b-a3b|hw=trn3|batch=1|layers=1|down=weight-sbuf|vary=|dataflow=cardan|drk=4/0/256");
+  EXPECT_EQ(rows[1]["key"], "model=qwen3-30b-a3b|hw=trn3-calibrated|batch=1|layers=1|down=weight-sbuf|vary=|dataflow=cardan|drk=4/0/256");
 }
 
 TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {

@@ -1,4 +1,4 @@
-// Behaviour of the decode dataflows through the SystemC kernel, on the shipped defaults (trn3, TP 4, LNC 2,
+// Behaviour of the decode dataflows through the SystemC kernel, on the shipped defaults (trn3-calibrated, TP 4, LNC 2,
 // batch 1): the hybrid beats dense on Qwen3-30B-A3B, VQ-only at (2, 0) is GpSimd-bound, the overlap windows
 // do what docs/cardan.md says, every shipped model fits SBUF and PSUM, and `auto` keeps the fastest schedule.
 #include <gtest/gtest.h>
