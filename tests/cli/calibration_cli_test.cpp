@@ -3,6 +3,7 @@
 // shows up here and the docs get updated), bad reference files, and a fit that does not converge.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -36,7 +37,8 @@ Outcome run_stasim(const std::string& args) {
 }
 
 fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / "stasim_calibration_cli";
+  // One folder per process: ctest runs the tests of this file in parallel processes.
+  fs::path dir = fs::temp_directory_path() / ("stasim_calibration_cli." + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }

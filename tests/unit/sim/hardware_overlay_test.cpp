@@ -1,6 +1,7 @@
 // Hardware overlays: `base: trn3.yaml` plus only the keys that change, validated like a full config.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -15,8 +16,9 @@ using testing::HasSubstr;
 namespace fs = std::filesystem;
 
 // A scratch folder holding a copy of trn3.yaml, so overlays can name their base relative to their own folder.
+// One folder per process: ctest runs the tests of this file in parallel processes.
 fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / "stasim_overlay_test";
+  fs::path dir = fs::temp_directory_path() / ("stasim_overlay_test." + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::copy_file(fs::path(STASIM_SOURCE_DIR) / "configs/hw/trn3.yaml", dir / "trn3.yaml",
                 fs::copy_options::overwrite_existing);
