@@ -117,7 +117,8 @@ Accumulator KernelBuilder::open_accumulator(std::uint8_t core, const std::string
   while (reserved_[core][next_bank_[core]] && tried++ < banks) next_bank_[core] = (next_bank_[core] + 1) % banks;
   if (tried > banks)
     throw InputError("the dataflow keeps all " + std::to_string(banks) + " PSUM banks of core " +
-                     std::to_string(core) + " held by long-lived accumulations; none is left for '" + name + "'");
+                     std::to_string(core) + " held by long-lived accumulations (a down projection summed in PSUM " +
+                     "across experts); none is left for '" + name + "': choose another --down-schedule");
   acc.bank = static_cast<std::int8_t>(next_bank_[core]);
   if (long_lived) reserved_[core][next_bank_[core]] = 1;
   next_bank_[core] = (next_bank_[core] + 1) % banks;

@@ -129,7 +129,9 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
       have = true;
     }
   }
-  if (!have) throw InputError("no down-projection schedule fits: " + first_problem);
+  // Every candidate failed: the first reason is usually not about the schedule at all (e.g. a dataflow the
+  // hardware cannot run), so it is reported as it is.
+  if (!have) throw InputError(first_problem);
   return run;
 }
 

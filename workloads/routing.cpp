@@ -318,6 +318,7 @@ std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::
 }
 
 RoutingTrace read_routing_file(const std::string& path, std::int64_t experts) {
+  if (!std::ifstream(path)) throw InputError(path + ": cannot open the routes file");
   const std::string ext = extension_of(path);
   if (ext == "yaml" || ext == "yml") return read_yaml(path, experts);
   if (ext == "json") return read_json(path, experts);
