@@ -275,6 +275,42 @@ void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs) {
                   run.options.down.name().c_str(), engine_name(static_cast<Engine>(top)));
     out << line;
   }
+  // Where each step's time goes: the critical path by engine, engine-active time, and the SBUF/PSUM peaks.
+  out << "\ncritical path by engine (us) / engine active (us)\n";
+  std::snprintf(line, sizeof line, "%-10s", "dataflow");
+  out << line;
+  for (int e = 0; e < kEngineCount; ++e) {
+    std::snprintf(line, sizeof line, " %21s", engine_name(static_cast<Engine>(e)));
+    out << line;
+  }
+  std::snprintf(line, sizeof line, " %9s %12s %10s\n", "wait", "sbuf_peak_B", "psum_banks");
+  out << line;
+  for (const DecodeRun& run : runs) {
+    const SimResult& r = run.result;
+    std::snprintf(line, sizeof line, "%-10s", run.dataflow.c_str());
+    out << line;
+    for (int e = 0; e < kEngineCount; ++e) {
+      std::snprintf(line, sizeof line, " %10.3f/%10.3f", us(r.critical_path.by_engine_ps[e]), us(r.engines[e].active_ps));
+      out << line;
+    }
+    std::snprintf(line, sizeof line, " %9.3f %12llu %10u\n", us(r.critical_path.wait_ps),
+                  static_cast<unsigned long long>(r.sbuf_peak_bytes_per_partition), r.psum_peak_banks);
+    out << line;
+  }
+  out << "\ncritical path by phase (us)\n";
+  for (const DecodeRun& run : runs) {
+    std::vector<std::pair<Picoseconds, std::string>> phases;
+    for (const auto& [phase, ps] : run.result.critical_path.by_phase_ps)
+      phases.emplace_back(ps, phase.empty() ? "untagged" : phase);
+    std::sort(phases.rbegin(), phases.rend());
+    std::snprintf(line, sizeof line, "%-10s", run.dataflow.c_str());
+    out << line;
+    for (const auto& [ps, phase] : phases) {
+      std::snprintf(line, sizeof line, " %s %.3f", phase.c_str(), us(ps));
+      out << line;
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace stasim::cli
