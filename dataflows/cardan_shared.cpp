@@ -11,8 +11,8 @@ std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + 
 
 }  // namespace
 
-// z = Dᵀh on this core's rows of D (weight-stationary: D [128 of H, 128 of r] stationary, h moving, output
-// [r, T] in the layout C_eᵀz needs), drained, exchanged with the other cores and summed.
+// The partial z = Dᵀh over this core's rows of D (weight-stationary: D [128 of H, 128 of r] stationary, h moving,
+// output [r, T] in the layout C_eᵀz needs), drained to SBUF; the caller exchanges and sums the cores' partials.
 OpId shared_z(DecodeContext& ctx, std::uint32_t core, std::uint32_t rows, OpId normed, OpId basis,
               const std::string& name) {
   KernelBuilder& b = ctx.b;
