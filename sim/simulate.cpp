@@ -1,4 +1,5 @@
 #include "sim/simulate.hpp"
+#include "sim/pipe_io.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,28 +19,6 @@ namespace {
 
 // The child's report: a status byte, then a message (errors) or the raw run.
 enum class ChildStatus : std::uint8_t { ok = 0, simulation_error = 1, input_error = 2, internal_error = 3 };
-
-bool write_all(int fd, const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    ssize_t n = ::read(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 void send_message(int fd, ChildStatus status, const std::string& message) {
   std::uint64_t size = message.size();

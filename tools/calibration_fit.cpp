@@ -1,4 +1,5 @@
 #include "tools/calibration_fit.hpp"
+#include "sim/pipe_io.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,28 +52,6 @@ const std::vector<CalibrationParameter>& calibration_parameters() {
 }
 
 namespace {
-
-bool write_bytes(int fd, const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_bytes(int fd, void* data, std::size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    ssize_t n = ::read(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 double to_value(const CalibrationParameter& p, double u) {
   double v = p.log_scale ? p.low * std::pow(p.high / p.low, u) : p.low + (p.high - p.low) * u;
@@ -169,13 +148,13 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
       auto [pid, fd] = children[k];
       double obj = 0;
       char status = 0;
-      if (!read_bytes(fd, &status, 1) || (status == 0 && !read_bytes(fd, &obj, sizeof obj))) status = 2;
+      if (!read_all(fd, &status, 1) || (status == 0 && !read_all(fd, &obj, sizeof obj))) status = 2;
       if (status != 0) {
         std::uint32_t n = 0;
         std::string message = "calibration worker died";
-        if (read_bytes(fd, &n, sizeof n)) {
+        if (read_all(fd, &n, sizeof n)) {
           message.assign(n, '\0');
-          if (!read_bytes(fd, message.data(), n)) message = "calibration worker died";
+          if (!read_all(fd, message.data(), n)) message = "calibration worker died";
         }
         if (problem.empty()) problem = message;
       }
@@ -205,13 +184,13 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
             status = 1;
             message = e.what();
           }
-          write_bytes(fds[1], &status, 1);
+          write_all(fds[1], &status, 1);
           if (status == 0) {
-            write_bytes(fds[1], &obj, sizeof obj);
+            write_all(fds[1], &obj, sizeof obj);
           } else {
             std::uint32_t n = static_cast<std::uint32_t>(message.size());
-            write_bytes(fds[1], &n, sizeof n);
-            write_bytes(fds[1], message.data(), n);
+            write_all(fds[1], &n, sizeof n);
+            write_all(fds[1], message.data(), n);
           }
           ::close(fds[1]);
           ::_exit(0);

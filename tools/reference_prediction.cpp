@@ -1,4 +1,5 @@
 #include "tools/reference_prediction.hpp"
+#include "sim/pipe_io.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,28 +51,6 @@ RunFigures figures_of(const SimResult& r) {
     f.instructions[e] = static_cast<double>(r.engines[e].instructions);
   }
   return f;
-}
-
-bool write_all(int fd, const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    ssize_t n = ::read(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 // Worker protocol, per run: int32 index, int32 status (0 ok, 1 input error, 2 other error), then the figures
