@@ -24,8 +24,10 @@ std::string resolve(const std::string& name, const std::string& folder) {
   return resolve_config_path("configs/" + folder + "/" + name + ".yaml");
 }
 
-SimResult simulate_decode(const DecodeGraph& decode, const HardwareConfig& hw) {
-  return simulate_isolated(decode.graph, hw);
+// A SystemC kernel runs once per process: only a caller that owns its process and needs one simulation may
+// run it here.
+SimResult simulate_decode(const DecodeGraph& decode, const HardwareConfig& hw, bool in_this_process) {
+  return in_this_process ? simulate(decode.graph, hw) : simulate_isolated(decode.graph, hw);
 }
 
 }  // namespace
@@ -112,7 +114,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     SimResult result;
     try {
       decode = build_decode_step(run.model, run.deployment, run.representation, run.hw, options, dataflow.routed);
-      result = simulate_decode(decode, run.hw);
+      result = simulate_decode(decode, run.hw, req.own_process && candidates.size() == 1);
     } catch (const InputError& e) {
       // `auto` keeps the schedules that fit this model and hardware; an explicit choice must fit.
       if (!run.down_auto) throw;

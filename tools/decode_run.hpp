@@ -25,6 +25,9 @@ struct RunRequest {
   std::string down = "auto";
   bool no_reuse = false, no_batch_gathers = false, no_joint_psum = false, no_overlap = false;
   std::vector<std::string> sets;  // hardware keys, or model keys prefixed "model."
+  // The caller is a process of its own that runs this one request and exits (a sweep point): a single
+  // simulation may then use this process's kernel instead of forking another child.
+  bool own_process = false;
   std::string routes;                 // batched decode: routing file (workloads/routing.hpp formats); "" = seeded
   std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given
   bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection

@@ -1,5 +1,7 @@
 #include "tools/sweep_runner.hpp"
 
+#include "sim/pipe_io.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,7 +52,7 @@ SweepRow failed(SweepRow row, const char* status, const std::string& reason) {
 
 }  // namespace
 
-SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
+SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry, bool own_process) {
   SweepRow row = inputs_row(p);
   RunRequest req;
   req.model = p.model;
@@ -63,6 +65,7 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
   req.layers = p.layers;
   req.down = p.down;
   req.sets = p.sets;
+  req.own_process = own_process;
   try {
     DecodeRun run = run_decode(req, registry);
     const SimResult& r = run.result;
@@ -116,15 +119,8 @@ void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, 
       if (pid < 0) throw SimulationError(std::string("fork failed: ") + std::strerror(errno));
       if (pid == 0) {
         ::close(fds[0]);
-        std::string text = run_point(points[next], registry).dump();
-        const char* p = text.data();
-        std::size_t left = text.size();
-        while (left > 0) {
-          ssize_t n = ::write(fds[1], p, left);
-          if (n <= 0) break;
-          p += n;
-          left -= static_cast<std::size_t>(n);
-        }
+        std::string text = run_point(points[next], registry, true).dump();
+        write_all(fds[1], text.data(), text.size());
         ::_exit(0);
       }
       ::close(fds[1]);

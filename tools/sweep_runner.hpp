@@ -14,7 +14,9 @@
 namespace stasim::cli {
 
 // Runs one point in this process and returns its row (never throws for a bad point).
-SweepRow run_point(const SweepPoint& point, const DataflowRegistry& registry);
+// `own_process`: the caller is a process that runs only this point (run_points' children), so a single
+// simulation runs in it rather than in yet another child.
+SweepRow run_point(const SweepPoint& point, const DataflowRegistry& registry, bool own_process = false);
 
 // Runs the points in forked children; `on_row` is called in this process as each one finishes (in completion
 // order). With `progress`, a done/total line with an ETA is redrawn on stderr.
