@@ -32,6 +32,27 @@ Picoseconds union_length(Intervals& intervals) {
   return sorted_union_length(intervals);
 }
 
+Picoseconds intersection_length(Intervals a, Intervals b) {
+  Intervals both(a);
+  both.insert(both.end(), b.begin(), b.end());
+  return union_length(a) + union_length(b) - union_length(both);
+}
+
+double overlap_share(const ScheduleGraph& graph, const SimResult& result, const std::function<bool(const Op&)>& of,
+                     const std::function<bool(const Op&)>& during) {
+  Intervals a, b;
+  for (OpId id = 0; id < graph.size(); ++id) {
+    const OpTiming& t = result.ops[id];
+    if (t.end_ps <= t.start_ps) continue;
+    const Op& op = graph.op(id);
+    if (of(op)) a.emplace_back(t.start_ps, t.end_ps);
+    if (during(op)) b.emplace_back(t.start_ps, t.end_ps);
+  }
+  if (a.empty()) return 0.0;
+  const Picoseconds covered = intersection_length(a, b);
+  return static_cast<double>(covered) / static_cast<double>(union_length(a));
+}
+
 namespace {
 
 Intervals merged(const Intervals& a, const Intervals& b) {

@@ -1,5 +1,6 @@
 // `stasim calibrate` (fit the unknown hardware parameters to the published figures, write the overlay) and
 // `stasim validate` (predict every published figure with a hardware config and compare, within tolerances).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -33,6 +34,12 @@ struct ValidateOptions {
   bool quiet = false;
 };
 
+std::string percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
+  return text;
+}
+
 void print_table(std::ostream& out, const std::vector<Prediction>& predictions) {
   char line[256];
   std::snprintf(line, sizeof line, "%-48s %10s %10s %9s %10s %s\n", "target", "published", "predicted", "error",
@@ -50,8 +57,26 @@ void print_table(std::ostream& out, const std::vector<Prediction>& predictions) 
   out << passed << " of " << predictions.size() << " targets within tolerance\n";
 }
 
+// Facts with a check: published, simulated, holds. Facts without one are listed as text only.
+void print_facts(std::ostream& out, const ReferenceData& ref, const std::vector<FactCheck>& checks) {
+  if (ref.facts.empty()) return;
+  out << "\nfacts (reported, not fitted)\n";
+  char line[256];
+  for (const ReferenceFact& fact : ref.facts) {
+    auto c = std::find_if(checks.begin(), checks.end(), [&](const FactCheck& x) { return x.fact == &fact; });
+    if (c == checks.end()) {
+      out << fact.id << ": " << fact.text << " (not checked)\n";
+      continue;
+    }
+    const std::string published = fact.at_least >= 0 ? ">= " + percent(fact.at_least) : percent(fact.value) + " +-1.5pt";
+    std::snprintf(line, sizeof line, "%-30s published %-14s simulated %7s  %s\n", fact.id.c_str(), published.c_str(),
+                  percent(c->simulated).c_str(), c->holds ? "holds" : "DOES NOT HOLD");
+    out << line;
+  }
+}
+
 nlohmann::json predictions_json(const ReferenceData& ref, const std::string& hw, const std::string& down,
-                                const std::vector<Prediction>& predictions) {
+                                const std::vector<Prediction>& predictions, const std::vector<FactCheck>& checks) {
   nlohmann::json doc;
   doc["reference"] = ref.file;
   doc["hardware"] = hw;
@@ -72,7 +97,17 @@ nlohmann::json predictions_json(const ReferenceData& ref, const std::string& hw,
   doc["passed"] = passed;
   doc["total"] = predictions.size();
   nlohmann::json facts = nlohmann::json::array();
-  for (const ReferenceFact& f : ref.facts) facts.push_back({{"id", f.id}, {"text", f.text}, {"checked", false}});
+  for (const ReferenceFact& f : ref.facts) {
+    nlohmann::json entry = {{"id", f.id}, {"text", f.text}, {"checked", f.checked()}};
+    for (const FactCheck& c : checks) {
+      if (c.fact != &f) continue;
+      if (f.at_least >= 0) entry["at_least"] = f.at_least;
+      else entry["published"] = f.value;
+      entry["simulated"] = std::round(c.simulated * 1e6) / 1e6;
+      entry["holds"] = c.holds;
+    }
+    facts.push_back(entry);
+  }
   doc["facts"] = facts;
   return doc;
 }
@@ -132,13 +167,16 @@ void register_calibration_commands(CLI::App& app) {
     setup.down = val->down;
     load_hardware(resolve_hw(val->hw), val->sets);  // bad hardware fails before any simulation
     std::vector<ReferenceRun> runs = ref.runs();
-    std::vector<Prediction> predictions = predict(ref, runs, simulate_runs(ref, runs, setup, *registry));
+    std::vector<RunFigures> figures = simulate_runs(ref, runs, setup, *registry);
+    std::vector<Prediction> predictions = predict(ref, runs, figures);
+    std::vector<FactCheck> checks = check_facts(ref, runs, figures);
     if (!val->quiet) {
       std::cout << ref.model << " on " << val->hw << " (down schedule " << val->down << ") against " << val->reference
                 << "\n\n";
       print_table(std::cout, predictions);
+      print_facts(std::cout, ref, checks);
     }
-    if (!val->json.empty()) write_json_file(val->json, predictions_json(ref, val->hw, val->down, predictions));
+    if (!val->json.empty()) write_json_file(val->json, predictions_json(ref, val->hw, val->down, predictions, checks));
   });
 }
 

@@ -1,5 +1,6 @@
 #include "tools/reference_data.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -68,8 +69,15 @@ bool ReferenceTarget::absolute_tolerance() const {
   return kind == TargetKind::reduction_vs_dense || kind == TargetKind::reduction_vs_previous;
 }
 
+bool ReferenceFact::holds(double simulated) const {
+  if (at_least >= 0) return simulated >= at_least;
+  return std::fabs(simulated - value) <= 0.015 + 1e-12;
+}
+
 std::vector<ReferenceRun> ReferenceData::runs() const {
   std::set<ReferenceRun> all;
+  for (const ReferenceFact& f : facts)
+    if (f.checked()) all.insert(f.run);
   for (const ReferenceTarget& t : targets) {
     all.insert(t.run);
     if (t.kind == TargetKind::reduction_vs_dense || t.kind == TargetKind::reduction_vs_previous) all.insert(t.baseline);
@@ -117,14 +125,61 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
   const std::vector<std::string> dataflows = registry.names();
   ReferenceRun dense_run{"dense", 0, 0, 0, true, true};
   std::map<std::int64_t, ReferenceRun> previous_ablation;  // by layers: the last ablation step's run
+  auto apply_variant = [&](ConfigReader& t, const std::string& name, const std::string& key, ReferenceRun& into) {
+    auto found = variants.find(name);
+    if (found == variants.end()) {
+      std::string near = nearest_match(name, variant_names);
+      t.problem(key, "no variant '" + name + "' in variants" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+      return;
+    }
+    into.reuse = found->second.reuse;
+    into.batch_gathers = found->second.batch_gathers;
+  };
+  // dataflow, representation (d, r) and layers of the run an entry needs.
+  auto read_run = [&](ConfigReader& t, ReferenceRun& run) {
+    t.required("dataflow", run.dataflow);
+    if (!run.dataflow.empty() && std::find(dataflows.begin(), dataflows.end(), run.dataflow) == dataflows.end()) {
+      std::string near = nearest_match(run.dataflow, dataflows);
+      t.problem("dataflow", "no dataflow '" + run.dataflow + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
+    ConfigReader rep = t.section("representation", run.dataflow != "dense");
+    rep.optional("d", run.d).optional("r", run.r);
+    if (run.dataflow != "dense") rep.required("d", run.d).required("r", run.r);
+    rep.finish();
+    t.optional("layers", run.layers);
+    t.non_negative("layers", run.layers);
+  };
   YAML::Node list = top.list("targets");
   for (std::size_t i = 0; list && i < list.size(); ++i) {
     ConfigReader t(list[i], path, "targets[" + std::to_string(i) + "]", problems);
     std::string id;
     t.required("id", id);
     if (id.rfind("fact.", 0) == 0) {
-      ReferenceFact fact{id, ""};
+      ReferenceFact fact;
+      fact.id = id;
       t.required("text", fact.text);
+      if (t.has("check")) {
+        read_run(t, fact.run);
+        std::string variant;
+        t.optional("variant", variant);
+        if (!variant.empty()) apply_variant(t, variant, "variant", fact.run);
+        ConfigReader check = t.section("check");
+        std::string metric;
+        check.required("metric", metric);
+        if (metric == "attention_share") fact.metric = FactMetric::attention_share;
+        else if (metric == "down_dma_overlap") fact.metric = FactMetric::down_dma_overlap;
+        else if (!metric.empty()) {
+          std::string near = nearest_match(metric, {"attention_share", "down_dma_overlap"});
+          check.problem("metric", "unknown fact metric '" + metric + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+        }
+        check.check(check.has("value") != check.has("at_least"), "value", "give either value or at_least");
+        check.optional("value", fact.value).optional("at_least", fact.at_least);
+        if (check.has("value"))
+          check.check(fact.value >= 0 && fact.value <= 1, "value", "a share must be between 0 and 1");
+        if (check.has("at_least"))
+          check.check(fact.at_least >= 0 && fact.at_least <= 1, "at_least", "a share must be between 0 and 1");
+        check.finish();
+      }
       t.finish();
       ref.facts.push_back(fact);
       continue;
@@ -138,27 +193,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
       t.problem("id", "unknown metric '" + metric + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
     ReferenceRun& run = target.run;
-    t.required("dataflow", run.dataflow);
-    if (!run.dataflow.empty() && std::find(dataflows.begin(), dataflows.end(), run.dataflow) == dataflows.end()) {
-      std::string near = nearest_match(run.dataflow, dataflows);
-      t.problem("dataflow", "no dataflow '" + run.dataflow + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
-    }
-    ConfigReader rep = t.section("representation", run.dataflow != "dense");
-    rep.optional("d", run.d).optional("r", run.r);
-    if (run.dataflow != "dense") rep.required("d", run.d).required("r", run.r);
-    rep.finish();
-    t.optional("layers", run.layers);
-    t.non_negative("layers", run.layers);
-    auto apply_variant = [&](const std::string& name, const std::string& key, ReferenceRun& into) {
-      auto found = variants.find(name);
-      if (found == variants.end()) {
-        std::string near = nearest_match(name, variant_names);
-        t.problem(key, "no variant '" + name + "' in variants" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
-        return;
-      }
-      into.reuse = found->second.reuse;
-      into.batch_gathers = found->second.batch_gathers;
-    };
+    read_run(t, run);
     if (t.has("values")) {
       ConfigReader values = t.section("values");
       for (const auto& kv : values.node()) {
@@ -167,7 +202,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
         per.id = id + "[" + name + "]";
         values.required(name, per.value);
         values.positive(name, per.value);
-        apply_variant(name, "values." + name, per.run);
+        apply_variant(t, name, "values." + name, per.run);
         ref.targets.push_back(per);
       }
       values.finish();
@@ -175,7 +210,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
     } else {
       std::string variant;
       t.optional("variant", variant);
-      if (!variant.empty()) apply_variant(variant, "variant", run);
+      if (!variant.empty()) apply_variant(t, variant, "variant", run);
       t.required("value", target.value);
       if (target.kind == TargetKind::reduction_vs_dense) {
         target.baseline = dense_run;

@@ -36,8 +36,22 @@ struct ReferenceTarget {
   bool absolute_tolerance() const;   // reductions are compared in absolute points, the rest relatively
 };
 
+// A qualitative fact of the study. With a `check:` it is also computed from a run and reported as holding or
+// not, but never fitted (calibration fits the targets only).
+enum class FactMetric {
+  none,
+  attention_share,   // attention-phase time on the critical path / TPOT
+  down_dma_overlap,  // share of the down weights' DMA time during which gate/up computation runs
+};
+
 struct ReferenceFact {
   std::string id, text;
+  FactMetric metric = FactMetric::none;
+  double value = 0;      // the published share, held within ±1.5 points (when at_least is not given)
+  double at_least = -1;  // a published lower bound instead ("over 80%")
+  ReferenceRun run;
+  bool checked() const { return metric != FactMetric::none; }
+  bool holds(double simulated) const;
 };
 
 struct ReferenceData {
@@ -45,7 +59,7 @@ struct ReferenceData {
   std::int64_t tp = 0, lnc = 0, batch = 0, K = 256;
   std::vector<ReferenceTarget> targets;
   std::vector<ReferenceFact> facts;
-  std::vector<ReferenceRun> runs() const;  // the distinct runs the targets need, in a fixed order
+  std::vector<ReferenceRun> runs() const;  // the distinct runs the targets and checked facts need, in a fixed order
 };
 
 ReferenceData load_reference(const std::string& path, const DataflowRegistry& registry);

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "sim/input_error.hpp"
+#include "sim/result_summary.hpp"
 #include "tools/decode_run.hpp"
 
 namespace stasim::cli {
@@ -42,8 +43,22 @@ int engine_index(const std::string& name) {
   return static_cast<int>(e);
 }
 
-RunFigures figures_of(const SimResult& r) {
+bool is_gate_up_compute(const ScheduleGraph& graph, const Op& op) {
+  if (op.engine == Engine::dma || op.engine == Engine::collective) return false;
+  const std::string& phase = graph.phases()[op.phase];
+  return phase == "gate_up" || phase == "gather" || phase == "lr" || phase == "shared_proj";
+}
+
+RunFigures figures_of(const DecodeRun& run) {
+  const SimResult& r = run.result;
+  const ScheduleGraph& graph = run.decode.graph;
   RunFigures f;
+  auto attention = r.critical_path.by_phase_ps.find("attention");
+  if (attention != r.critical_path.by_phase_ps.end() && r.total_ps > 0)
+    f.attention_share = static_cast<double>(attention->second) / static_cast<double>(r.total_ps);
+  f.down_dma_overlap = overlap_share(
+      graph, r, [&](const Op& op) { return op.engine == Engine::dma && graph.phases()[op.phase] == "down"; },
+      [&](const Op& op) { return is_gate_up_compute(graph, op); });
   f.tpot_us = static_cast<double>(r.total_ps) / 1e6;
   f.dma_active_us = static_cast<double>(r.dma_active_ps) / 1e6;
   for (int e = 0; e < kEngineCount; ++e) {
@@ -62,7 +77,7 @@ void worker(int fd, const ReferenceData& ref, const std::vector<ReferenceRun>& r
     std::string message;
     RunFigures figures;
     try {
-      figures = figures_of(run_decode(request_for(ref, runs[i], setup), registry).result);
+      figures = figures_of(run_decode(request_for(ref, runs[i], setup), registry));
     } catch (const InputError& e) {
       header[1] = 1;
       message = e.what();
@@ -134,15 +149,45 @@ std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vecto
   return out;
 }
 
+namespace {
+
+// Looks up the figures of a run among the simulated ones.
+class FiguresByRun {
+ public:
+  FiguresByRun(const std::vector<ReferenceRun>& runs, const std::vector<RunFigures>& figures) {
+    for (std::size_t i = 0; i < runs.size(); ++i) by_run_[runs[i]] = &figures[i];
+  }
+  const RunFigures& operator()(const ReferenceRun& run) const {
+    auto found = by_run_.find(run);
+    if (found == by_run_.end()) throw SimulationError("no simulation for " + run.describe());
+    return *found->second;
+  }
+
+ private:
+  std::map<ReferenceRun, const RunFigures*> by_run_;
+};
+
+}  // namespace
+
+std::vector<FactCheck> check_facts(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                   const std::vector<RunFigures>& figures) {
+  FiguresByRun of(runs, figures);
+  std::vector<FactCheck> out;
+  for (const ReferenceFact& fact : ref.facts) {
+    if (!fact.checked()) continue;
+    const RunFigures& f = of(fact.run);
+    FactCheck c;
+    c.fact = &fact;
+    c.simulated = fact.metric == FactMetric::attention_share ? f.attention_share : f.down_dma_overlap;
+    c.holds = fact.holds(c.simulated);
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::vector<Prediction> predict(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
                                 const std::vector<RunFigures>& figures) {
-  std::map<ReferenceRun, const RunFigures*> by_run;
-  for (std::size_t i = 0; i < runs.size(); ++i) by_run[runs[i]] = &figures[i];
-  auto of = [&](const ReferenceRun& run) -> const RunFigures& {
-    auto found = by_run.find(run);
-    if (found == by_run.end()) throw SimulationError("no simulation for " + run.describe());
-    return *found->second;
-  };
+  FiguresByRun of(runs, figures);
   std::vector<Prediction> out;
   for (const ReferenceTarget& t : ref.targets) {
     Prediction p;

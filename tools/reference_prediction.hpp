@@ -17,6 +17,15 @@ struct RunFigures {
   double dma_active_us = 0;
   std::array<double, kEngineCount> active_us{};
   std::array<double, kEngineCount> instructions{};
+  double attention_share = 0;   // attention-phase time on the critical path / TPOT
+  double down_dma_overlap = 0;  // share of the down weights' DMA time overlapping gate/up computation
+};
+
+// A checked fact: what the run gave and whether the fact holds.
+struct FactCheck {
+  const ReferenceFact* fact = nullptr;
+  double simulated = 0;
+  bool holds = false;
 };
 
 struct Prediction {
@@ -39,5 +48,9 @@ std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vecto
 
 std::vector<Prediction> predict(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
                                 const std::vector<RunFigures>& figures);
+
+// The facts with a check (in file order).
+std::vector<FactCheck> check_facts(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                   const std::vector<RunFigures>& figures);
 
 }  // namespace stasim::cli

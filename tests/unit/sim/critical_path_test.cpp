@@ -13,6 +13,44 @@ TEST(IntervalUnion, MergesOverlapsAndTouchingIntervals) {
   EXPECT_EQ(union_length(v), 50);
 }
 
+TEST(IntervalUnion, IntersectionCoversTimeBothUnionsShare) {
+  // ∪a = [0, 30) ∪ [50, 70), ∪b = [25, 60): shared [25, 30) and [50, 60) = 5 + 10 = 15.
+  EXPECT_EQ(intersection_length({{0, 20}, {10, 30}, {50, 70}}, {{25, 40}, {40, 60}}), 15);
+  EXPECT_EQ(intersection_length({{0, 10}}, {{10, 20}}), 0);  // touching is not overlapping
+}
+
+TEST(OverlapShare, ShareOfTheDownLoadsTimeDuringGateUpCompute) {
+  ScheduleGraph g;
+  auto add = [&g](const char* name, Engine e, const char* phase) {
+    Op op;
+    op.name = name;
+    op.engine = e;
+    op.kind = OpKind::fixed;
+    op.phase = g.phase_id(phase);
+    return g.add_op(op);
+  };
+  OpId down1 = add("down1", Engine::dma, "down");
+  OpId down2 = add("down2", Engine::dma, "down");
+  OpId gather = add("gather", Engine::gpsimd, "gather");
+  OpId lr = add("lr", Engine::tensor, "lr");
+  OpId unrun = add("not_run", Engine::dma, "down");
+  SimResult r;
+  r.ops.assign(g.size(), OpTiming{});
+  r.ops[down1] = {0, 400, kNoOp, BoundKind::start};
+  r.ops[down2] = {300, 1000, kNoOp, BoundKind::start};  // down DMA busy [0, 1000): 1000 ps
+  r.ops[gather] = {100, 500, kNoOp, BoundKind::start};
+  r.ops[lr] = {450, 700, kNoOp, BoundKind::start};      // compute busy [100, 700): 600 ps, all inside
+  (void)unrun;                                           // start = end = -1: never ran, not counted
+  const auto phase_is = [&g](const char* name) { return [&g, name](const Op& op) { return g.phases()[op.phase] == name; }; };
+  const auto compute = [&g](const Op& op) {
+    return op.engine != Engine::dma && (g.phases()[op.phase] == "gather" || g.phases()[op.phase] == "lr");
+  };
+  // 600 of the 1000 ps of down DMA overlap compute: 0.6.
+  EXPECT_DOUBLE_EQ(overlap_share(g, r, phase_is("down"), compute), 0.6);
+  // Nothing in phase "attention" ran: share 0.
+  EXPECT_DOUBLE_EQ(overlap_share(g, r, phase_is("attention"), compute), 0.0);
+}
+
 TEST(CriticalPath, FollowsWhatBoundEachStartAndCountsWaiting) {
   ScheduleGraph g;
   auto add = [&g](const char* name, Engine e, const char* phase) {
