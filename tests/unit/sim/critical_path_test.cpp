@@ -7,6 +7,16 @@
 namespace stasim {
 namespace {
 
+// A fixed-duration op with a phase tag (the timings are written by hand in each test).
+OpId add_tagged_op(ScheduleGraph& g, const char* name, Engine engine, const char* phase) {
+  Op op;
+  op.name = name;
+  op.engine = engine;
+  op.kind = OpKind::fixed;
+  op.phase = g.phase_id(phase);
+  return g.add_op(op);
+}
+
 TEST(IntervalUnion, MergesOverlapsAndTouchingIntervals) {
   std::vector<std::pair<Picoseconds, Picoseconds>> v = {{50, 70}, {0, 10}, {5, 20}, {20, 30}, {60, 65}};
   // [0, 30) and [50, 70): 30 + 20 = 50.
@@ -21,14 +31,7 @@ TEST(IntervalUnion, IntersectionCoversTimeBothUnionsShare) {
 
 TEST(OverlapShare, ShareOfTheDownLoadsTimeDuringGateUpCompute) {
   ScheduleGraph g;
-  auto add = [&g](const char* name, Engine e, const char* phase) {
-    Op op;
-    op.name = name;
-    op.engine = e;
-    op.kind = OpKind::fixed;
-    op.phase = g.phase_id(phase);
-    return g.add_op(op);
-  };
+  auto add = [&g](const char* name, Engine e, const char* phase) { return add_tagged_op(g, name, e, phase); };
   OpId down1 = add("down1", Engine::dma, "down");
   OpId down2 = add("down2", Engine::dma, "down");
   OpId gather = add("gather", Engine::gpsimd, "gather");
@@ -53,14 +56,7 @@ TEST(OverlapShare, ShareOfTheDownLoadsTimeDuringGateUpCompute) {
 
 TEST(CriticalPath, FollowsWhatBoundEachStartAndCountsWaiting) {
   ScheduleGraph g;
-  auto add = [&g](const char* name, Engine e, const char* phase) {
-    Op op;
-    op.name = name;
-    op.engine = e;
-    op.kind = OpKind::fixed;
-    op.phase = g.phase_id(phase);
-    return g.add_op(op);
-  };
+  auto add = [&g](const char* name, Engine e, const char* phase) { return add_tagged_op(g, name, e, phase); };
   OpId load = add("load", Engine::dma, "gather");
   OpId mm = add("mm", Engine::tensor, "lr");
   OpId side = add("side", Engine::vector, "act");
