@@ -37,7 +37,11 @@ class ConfigReader {
   // The list at `key` (an empty node when absent and optional); anything but a list is a problem.
   YAML::Node list(const std::string& key, bool required = true);
 
+  // A range or consistency problem of `key`; skipped when the key already has a problem (missing, wrong type)
+  // or the mapping itself is bad or absent, so one mistake gives one message.
   void check(bool ok, const std::string& key, const std::string& message);
+  // True when `key` was missing or could not be read (its value is still the default).
+  bool failed(const std::string& key) const { return failed_.count(key) > 0; }
   template <class T>
   void positive(const std::string& key, T value) {
     check(value > 0, key, "must be positive");
@@ -64,10 +68,14 @@ class ConfigReader {
   std::string path_;
   Problems* problems_;
   std::set<std::string> known_;
+  std::set<std::string> failed_;  // keys missing or of the wrong type: no range check repeats their problem
   bool valid_ = true;
 };
 
 // "file:line:column" of a YAML node, or "file (from --set)" for a value that came from an override.
 std::string mark_of(const YAML::Node& node, const std::string& file);
+// Where a message about the key `key` with value `value` points: the value when it came from --set (the file
+// does not hold it), the key's position otherwise.
+std::string mark_of_key(const YAML::Node& key, const YAML::Node& value, const std::string& file);
 
 }  // namespace stasim

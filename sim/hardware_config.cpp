@@ -92,7 +92,8 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
       .optional("reserved_bytes_per_partition", hw.sbuf.reserved_bytes_per_partition);
   sbuf.positive("partitions", hw.sbuf.partitions);
   sbuf.positive("bytes_per_partition", hw.sbuf.bytes_per_partition);
-  sbuf.check(hw.sbuf.reserved_bytes_per_partition < hw.sbuf.bytes_per_partition, "reserved_bytes_per_partition",
+  sbuf.check(sbuf.failed("bytes_per_partition") || hw.sbuf.reserved_bytes_per_partition < hw.sbuf.bytes_per_partition,
+             "reserved_bytes_per_partition",
              "must be smaller than bytes_per_partition");
   sbuf.finish();
 

@@ -47,6 +47,12 @@ OpLocator LoadedSchedule::locator() const {
   };
 }
 
+BufferLocator LoadedSchedule::buffer_locator() const {
+  return [this](std::uint32_t i) {
+    return file + ":" + std::to_string(buffer_lines[i]) + ": buffer '" + graph.buffers()[i].name + "'";
+  };
+}
+
 LoadedSchedule load_schedule(const std::string& path) { return read_schedule(load_yaml_file(path), path); }
 
 LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
@@ -79,7 +85,10 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
         b.core = static_cast<std::uint8_t>(core);
         r.finish();
         if (buffer_ids.count(b.name)) r.problem("name", "buffer '" + b.name + "' is declared twice");
-        else buffer_ids[b.name] = g.add_buffer(b);
+        else {
+          buffer_ids[b.name] = g.add_buffer(b);
+          out.buffer_lines.push_back(buffers[i].Mark().line + 1);
+        }
       }
   }
 
