@@ -1,5 +1,6 @@
 #include "sim/config_reader.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -127,10 +128,19 @@ std::string mark_of(const YAML::Node& node, const std::string& file) {
 namespace {
 
 // yaml-cpp keeps a repeated key (lookups see the first, iteration both) and accepts lists or mappings as keys,
-// which readers then cannot name: both are problems, reported with the key's position.
-void check_keys(const YAML::Node& node, const std::string& path, const std::string& file, Problems& problems) {
+// which readers then cannot name: both are problems, reported with the key's position. An alias inside its own
+// anchor (a: &x [*x]) makes the document infinitely deep; nesting is cut at kMaxDepth levels.
+constexpr int kMaxDepth = 64;
+
+void check_keys(const YAML::Node& node, const std::string& path, const std::string& file, Problems& problems,
+                int depth = 0) {
+  // Thrown at once: walking on would take as long as the (unbounded) document is deep or wide.
+  if (depth > kMaxDepth)
+    throw InputError(mark_of(node, file) + ": nested deeper than " + std::to_string(kMaxDepth) +
+                     " levels (an alias inside its own anchor?)");
   if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) check_keys(node[i], path + "[" + std::to_string(i) + "]", file, problems);
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_keys(node[i], path + "[" + std::to_string(i) + "]", file, problems, depth + 1);
     return;
   }
   if (!node.IsMap()) return;
@@ -145,10 +155,23 @@ void check_keys(const YAML::Node& node, const std::string& path, const std::stri
     const std::string key_path = path.empty() ? key : path + "." + key;
     auto [it, fresh] = first_line.emplace(key, kv.first.Mark().line + 1);
     if (!fresh)
-      problems.add(mark_of(kv.first, file) + ": " + key_path + ": duplicate key (first at line " +
-                   std::to_string(it->second) + ")");
-    check_keys(kv.second, key_path, file, problems);
+      problems.add(mark_of(kv.first, file) + ": " + key_path + ": duplicate key" +
+                   (kv.first.Tag() == kOverrideTag ? "" : " (first at line " + std::to_string(it->second) + ")"));
+    check_keys(kv.second, key_path, file, problems, depth + 1);
   }
+}
+
+// Marks every node of an override value (keys too), so messages about any part of it say "(from --set)".
+void tag_as_override(YAML::Node node) {
+  node.SetTag(kOverrideTag);
+  if (node.IsSequence())
+    for (YAML::Node item : node) tag_as_override(item);
+  if (node.IsMap())
+    for (auto kv : node) {
+      YAML::Node key = kv.first;
+      key.SetTag(kOverrideTag);
+      tag_as_override(kv.second);
+    }
 }
 
 }  // namespace
@@ -225,7 +248,10 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
       continue;
     }
     YAML::Node fresh = YAML::Clone(parsed);
-    fresh.SetTag(kOverrideTag);
+    tag_as_override(fresh);
+    std::size_t before = problems.list().size();
+    check_keys(fresh, walked, file, problems);  // a repeated key inside the value, e.g. {a: 1, a: 2}
+    if (problems.list().size() != before) continue;
     parent[parts.back()] = fresh;
   }
   problems.throw_if_any();
@@ -264,6 +290,19 @@ std::string ConfigReader::where(const std::string& key) const {
 
 void ConfigReader::problem(const std::string& key, const std::string& message) {
   problems_->add(where(key) + ": " + message);
+}
+
+void ConfigReader::within(const std::string& key, double value, double low, double high) {
+  auto text = [](double v) {
+    std::ostringstream out;
+    if (v == std::floor(v) && std::fabs(v) < 1e15) out << static_cast<long long>(v);
+    else out << v;
+    return out.str();
+  };
+  if (value < low)
+    check(false, key, low == 0 ? "must not be negative" : value <= 0 ? "must be positive" : "must be at least " + text(low));
+  else if (value > high)
+    check(false, key, "must be at most " + text(high));
 }
 
 void ConfigReader::check(bool ok, const std::string& key, const std::string& message) {

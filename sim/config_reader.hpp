@@ -50,6 +50,9 @@ class ConfigReader {
   void non_negative(const std::string& key, T value) {
     check(value >= 0, key, "must not be negative");
   }
+  // low <= value <= high ("must not be negative", "must be positive", "must be at least/at most X"): the range in which the model's arithmetic (integer picoseconds, 64-bit byte counts)
+  // stays meaningful, e.g. a clock of 1e-300 GHz would make every op last longer than int64 picoseconds hold.
+  void within(const std::string& key, double value, double low, double high);
 
   // "file:line:column: path.key" for messages about `key` (or about this mapping when key is empty).
   std::string where(const std::string& key = "") const;

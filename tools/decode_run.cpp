@@ -89,6 +89,9 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     run.options.routes = trace;
   }
   if (req.layers < 0) throw InputError("--layers " + std::to_string(req.layers) + ": must not be negative");
+  if (req.layers > run.model.layers)
+    throw InputError("--layers " + std::to_string(req.layers) + ": " + run.model.name + " has " +
+                     std::to_string(run.model.layers) + " layers (0 = all)");
 
   std::vector<DownSchedule> candidates;
   if (req.down == "auto") {
