@@ -17,6 +17,9 @@ class PsumBankModel : public PsumArbiter {
   OpId admit(OpId op, std::uint32_t queue) override;
   void finished(OpId op, Picoseconds now_ps) override;
   std::uint32_t peak_banks() const { return peak_; }
+  // The group holding each (core, bank), core-major; 0xFFFFFFFF for a free bank.
+  const std::vector<std::uint32_t>& holders() const { return holder_; }
+  std::uint32_t banks() const { return banks_; }
 
  private:
   static constexpr std::uint32_t kFree = 0xFFFFFFFFu;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "sim/deadlock_report.hpp"
 #include "sim/input_error.hpp"
 
 namespace stasim {
@@ -19,20 +20,16 @@ AcceleratorModule::AcceleratorModule(sc_core::sc_module_name name, const Schedul
   dma_ = std::make_unique<DmaModule>("dma", state_);
 }
 
-RawRun AcceleratorModule::take_result() {
+RawRun AcceleratorModule::take_result(const OpLocator& where) {
   const ScheduleGraph& graph = state_.graph();
   if (state_.finished_count() != graph.size()) {
-    std::string stuck;
-    int shown = 0;
-    for (std::uint32_t q = 0; q < graph.queues().size() && shown < 5; ++q) {
-      OpId head = state_.head(q);
-      if (head == kNoOp) continue;
-      const Op& op = graph.op(head);
-      stuck += (shown++ ? "; " : "") + std::string("'") + op.name + "' (" + engine_name(op.engine) + ", core " +
-               std::to_string(op.core) + ")" + (state_.deps_done(head) ? " waits for a PSUM bank" : " waits for dependencies");
-    }
-    throw SimulationError("deadlock: " + std::to_string(graph.size() - state_.finished_count()) +
-                          " ops never finished; stuck queue heads: " + stuck);
+    StuckSnapshot snapshot;
+    snapshot.finished.resize(graph.size());
+    for (OpId v = 0; v < graph.size(); ++v) snapshot.finished[v] = state_.timings()[v].end_ps >= 0;
+    for (std::uint32_t q = 0; q < graph.queues().size(); ++q) snapshot.queue_head.push_back(state_.head(q));
+    snapshot.psum_banks = psum_.banks();
+    snapshot.psum_holder = psum_.holders();
+    throw DeadlockError(DeadlockReport(graph, snapshot).text(where));
   }
   RawRun raw;
   raw.timings = std::move(state_.timings());

@@ -11,6 +11,7 @@
 #include "engines/engine_module.hpp"
 #include "memory/dma_module.hpp"
 #include "memory/psum_bank_model.hpp"
+#include "sim/graph_validation.hpp"
 #include "sim/run_state.hpp"
 
 namespace stasim {
@@ -19,8 +20,9 @@ class AcceleratorModule : public sc_core::sc_module {
  public:
   AcceleratorModule(sc_core::sc_module_name name, const ScheduleGraph& graph, const HardwareConfig& hw);
 
-  // After sc_start(): the raw per-op timings; throws SimulationError when ops never ran (a PSUM deadlock).
-  RawRun take_result();
+  // After sc_start(): the raw per-op timings; throws DeadlockError listing the stuck ops (named by `where`) when
+  // ops never ran.
+  RawRun take_result(const OpLocator& where = {});
 
  private:
   RunState state_;

@@ -1,7 +1,11 @@
 #include "sim/config_reader.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <limits>
 #include <sstream>
 
 namespace stasim {
@@ -48,6 +52,17 @@ bool convert(const YAML::Node& node, T& out) {
     } catch (...) {
       return false;
     }
+  } else if constexpr (std::is_unsigned_v<T>) {
+    if (text.empty() || text[0] == '-') return false;
+    try {
+      size_t used = 0;
+      unsigned long long v = std::stoull(text, &used, 10);
+      if (used != text.size() || v > std::numeric_limits<T>::max()) return false;
+      out = static_cast<T>(v);
+      return true;
+    } catch (...) {
+      return false;
+    }
   } else {
     try {
       size_t used = 0;
@@ -65,6 +80,25 @@ bool convert(const YAML::Node& node, T& out) {
       return false;
     }
   }
+}
+
+// An integer literal the target type cannot hold ("-1" for a count, 2^64 for anything) gets its own message.
+template <class T>
+bool integer_out_of_range(const YAML::Node& node) {
+  if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    if (!node.IsScalar()) return false;
+    const std::string& text = node.Scalar();
+    if (std::is_unsigned_v<T> && !text.empty() && text[0] == '-') return false;  // "expected a non-negative integer"
+    std::size_t digits = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+    return text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos;
+  }
+}
+
+template <class T>
+std::string integer_range() {
+  return std::to_string(std::numeric_limits<T>::min()) + ".." + std::to_string(std::numeric_limits<T>::max());
 }
 
 template <class T>
@@ -91,12 +125,71 @@ std::string mark_of(const YAML::Node& node, const std::string& file) {
   return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
+namespace {
+
+// yaml-cpp keeps a repeated key (lookups see the first, iteration both) and accepts lists or mappings as keys,
+// which readers then cannot name: both are problems, reported with the key's position. An alias inside its own
+// anchor (a: &x [*x]) makes the document infinitely deep; nesting is cut at kMaxDepth levels.
+constexpr int kMaxDepth = 64;
+
+void check_keys(const YAML::Node& node, const std::string& path, const std::string& file, Problems& problems,
+                int depth = 0) {
+  // Thrown at once: walking on would take as long as the (unbounded) document is deep or wide.
+  if (depth > kMaxDepth)
+    throw InputError(mark_of(node, file) + ": nested deeper than " + std::to_string(kMaxDepth) +
+                     " levels (an alias inside its own anchor?)");
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_keys(node[i], path + "[" + std::to_string(i) + "]", file, problems, depth + 1);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) {
+      problems.add(mark_of(kv.first, file) + ": " + (path.empty() ? "(top level)" : path) +
+                   ": a key must be a plain name, got " + describe(kv.first));
+      continue;
+    }
+    const std::string key = kv.first.Scalar();
+    const std::string key_path = path.empty() ? key : path + "." + key;
+    auto [it, fresh] = first_line.emplace(key, kv.first.Mark().line + 1);
+    if (!fresh)
+      problems.add(mark_of(kv.first, file) + ": " + key_path + ": duplicate key" +
+                   (kv.first.Tag() == kOverrideTag ? "" : " (first at line " + std::to_string(it->second) + ")"));
+    check_keys(kv.second, key_path, file, problems, depth + 1);
+  }
+}
+
+// Marks every node of an override value (keys too), so messages about any part of it say "(from --set)".
+void tag_as_override(YAML::Node node) {
+  node.SetTag(kOverrideTag);
+  if (node.IsSequence())
+    for (YAML::Node item : node) tag_as_override(item);
+  if (node.IsMap())
+    for (auto kv : node) {
+      YAML::Node key = kv.first;
+      key.SetTag(kOverrideTag);
+      tag_as_override(kv.second);
+    }
+}
+
+}  // namespace
+
+std::string mark_of_key(const YAML::Node& key, const YAML::Node& value, const std::string& file) {
+  return mark_of(value.Tag() == kOverrideTag ? value : key, file);
+}
+
 YAML::Node load_yaml_file(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, not a YAML file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the file");
   try {
     YAML::Node root = YAML::Load(in);
     if (!root.IsMap()) throw InputError(path + ": expected a YAML mapping at the top level");
+    Problems problems;
+    check_keys(root, "", path, problems);
+    problems.throw_if_any();
     return root;
   } catch (const YAML::ParserException& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
@@ -155,7 +248,10 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
       continue;
     }
     YAML::Node fresh = YAML::Clone(parsed);
-    fresh.SetTag(kOverrideTag);
+    tag_as_override(fresh);
+    std::size_t before = problems.list().size();
+    check_keys(fresh, walked, file, problems);  // a repeated key inside the value, e.g. {a: 1, a: 2}
+    if (problems.list().size() != before) continue;
     parent[parts.back()] = fresh;
   }
   problems.throw_if_any();
@@ -182,7 +278,7 @@ std::string ConfigReader::where(const std::string& key) const {
     for (const auto& kv : node_) {
       if (kv.first.as<std::string>() == key) {
         // A value from --set is reported as such; a file value at its key's position.
-        location = mark_of(kv.second.Tag() == kOverrideTag ? kv.second : kv.first, file_);
+        location = mark_of_key(kv.first, kv.second, file_);
         break;
       }
     }
@@ -196,8 +292,21 @@ void ConfigReader::problem(const std::string& key, const std::string& message) {
   problems_->add(where(key) + ": " + message);
 }
 
+void ConfigReader::within(const std::string& key, double value, double low, double high) {
+  auto text = [](double v) {
+    std::ostringstream out;
+    if (v == std::floor(v) && std::fabs(v) < 1e15) out << static_cast<long long>(v);
+    else out << v;
+    return out.str();
+  };
+  if (value < low)
+    check(false, key, low == 0 ? "must not be negative" : value <= 0 ? "must be positive" : "must be at least " + text(low));
+  else if (value > high)
+    check(false, key, "must be at most " + text(high));
+}
+
 void ConfigReader::check(bool ok, const std::string& key, const std::string& message) {
-  if (!ok) problem(key, message);
+  if (!ok && valid_ && !failed(key)) problem(key, message);
 }
 
 template <class T>
@@ -211,7 +320,15 @@ ConfigReader& ConfigReader::optional(const std::string& key, T& out) {
     ok = convert_list(value, out);
   else
     ok = convert(value, out);
-  if (!ok) problem(key, std::string("expected ") + type_name<T>() + ", got " + describe(value));
+  if (ok) return *this;
+  failed_.insert(key);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (integer_out_of_range<T>(value)) {
+      problem(key, "'" + value.Scalar() + "' is out of range (" + integer_range<T>() + ")");
+      return *this;
+    }
+  }
+  problem(key, std::string("expected ") + type_name<T>() + ", got " + describe(value));
   return *this;
 }
 
@@ -219,6 +336,7 @@ template <class T>
 ConfigReader& ConfigReader::required(const std::string& key, T& out) {
   known_.insert(key);
   if (valid_ && !node_[key]) {
+    failed_.insert(key);
     problems_->add(where() + ": missing required key '" + key_path(key) + "'");
     return *this;
   }

@@ -37,7 +37,11 @@ class ConfigReader {
   // The list at `key` (an empty node when absent and optional); anything but a list is a problem.
   YAML::Node list(const std::string& key, bool required = true);
 
+  // A range or consistency problem of `key`; skipped when the key already has a problem (missing, wrong type)
+  // or the mapping itself is bad or absent, so one mistake gives one message.
   void check(bool ok, const std::string& key, const std::string& message);
+  // True when `key` was missing or could not be read (its value is still the default).
+  bool failed(const std::string& key) const { return failed_.count(key) > 0; }
   template <class T>
   void positive(const std::string& key, T value) {
     check(value > 0, key, "must be positive");
@@ -46,6 +50,9 @@ class ConfigReader {
   void non_negative(const std::string& key, T value) {
     check(value >= 0, key, "must not be negative");
   }
+  // low <= value <= high ("must not be negative", "must be positive", "must be at least/at most X"): the range in which the model's arithmetic (integer picoseconds, 64-bit byte counts)
+  // stays meaningful, e.g. a clock of 1e-300 GHz would make every op last longer than int64 picoseconds hold.
+  void within(const std::string& key, double value, double low, double high);
 
   // "file:line:column: path.key" for messages about `key` (or about this mapping when key is empty).
   std::string where(const std::string& key = "") const;
@@ -64,10 +71,14 @@ class ConfigReader {
   std::string path_;
   Problems* problems_;
   std::set<std::string> known_;
+  std::set<std::string> failed_;  // keys missing or of the wrong type: no range check repeats their problem
   bool valid_ = true;
 };
 
 // "file:line:column" of a YAML node, or "file (from --set)" for a value that came from an override.
 std::string mark_of(const YAML::Node& node, const std::string& file);
+// Where a message about the key `key` with value `value` points: the value when it came from --set (the file
+// does not hold it), the key's position otherwise.
+std::string mark_of_key(const YAML::Node& key, const YAML::Node& value, const std::string& file);
 
 }  // namespace stasim

@@ -122,7 +122,8 @@ OrderGraph build_order_graph(const ScheduleGraph& g) {
   return og;
 }
 
-std::string describe_cycle(const ScheduleGraph& g, const std::vector<char>& done, const OpLocator& name) {
+// The cycle as "'a' -> 'b' -(queue order)-> 'a'", from its earliest op, which is returned in `first`.
+std::string describe_cycle(const ScheduleGraph& g, const std::vector<char>& done, const OpLocator& name, OpId& first_op) {
   // Every op left over waits on another left-over op: walk waits backwards until an op repeats.
   std::size_t n = g.size();
   std::vector<OpId> prev_in_queue(n, kNoOp);
@@ -165,6 +166,7 @@ std::string describe_cycle(const ScheduleGraph& g, const std::vector<char>& done
     text += queue_edge[at] ? " -(queue order)-> " : " -> ";
   }
   text += name(nodes[start_at]);
+  first_op = nodes[start_at];
   return text;
 }
 
@@ -189,7 +191,8 @@ std::vector<OpId> execution_order(const ScheduleGraph& g) {
   return order;
 }
 
-void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLocator& where) {
+void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLocator& where,
+                    const BufferLocator& buffer_where) {
   OpLocator who = where ? where : [&g](OpId id) { return "op '" + g.op(id).name + "'"; };
   Problems p;
   const std::size_t n = g.size();
@@ -213,14 +216,33 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
     }
   }
 
+  // An op accumulating into a bank other than its group's, or a release on another core or bank, would leave a
+  // bank held forever: every later group on it would wait for a release that never comes.
+  for (OpId v = 0; v < n && p.list().size() < kMaxReported; ++v) {
+    const Op& o = g.op(v);
+    if (o.psum_group == 0xFFFFFFFFu || o.psum_group >= g.psum_groups().size()) continue;
+    const PsumGroup& grp = g.psum_groups()[o.psum_group];
+    if (o.psum_bank != grp.bank || o.core != grp.core)
+      p.add(who(v) + ": accumulates into PSUM bank " + std::to_string(o.psum_bank) + " of core " +
+            std::to_string(o.core) + ", but its group '" + grp.name + "' holds bank " + std::to_string(grp.bank) +
+            " of core " + std::to_string(grp.core) + " (from op '" + g.op(grp.first_op).name + "')");
+  }
   for (const PsumGroup& grp : g.psum_groups()) {
+    if (grp.release_op != kNoOp) {
+      const Op& r = g.op(grp.release_op);
+      if (r.releases_psum_bank != grp.bank || r.core != grp.core)
+        p.add(who(grp.release_op) + ": releases PSUM bank " + std::to_string(r.releases_psum_bank) + " of core " +
+              std::to_string(r.core) + " for group '" + grp.name + "', which holds bank " + std::to_string(grp.bank) +
+              " of core " + std::to_string(grp.core));
+    }
     if (grp.release_op == kNoOp)
       p.add(who(grp.first_op) + ": PSUM group '" + grp.name + "' on bank " + std::to_string(grp.bank) +
             " is never released (give the op that drains it releases_psum_bank: " + std::to_string(grp.bank) + ")");
   }
 
-  for (const Buffer& b : g.buffers()) {
-    std::string name = "buffer '" + b.name + "'";
+  for (std::uint32_t i = 0; i < g.buffers().size(); ++i) {
+    const Buffer& b = g.buffers()[i];
+    std::string name = buffer_where ? buffer_where(i) : "buffer '" + b.name + "'";
     if (b.core >= hw.lnc) p.add(name + ": core " + std::to_string(b.core) + " does not exist");
     if (b.partitions == 0 || b.partitions > hw.sbuf.partitions)
       p.add(name + ": partitions = " + std::to_string(b.partitions) + " must be between 1 and " +
@@ -252,7 +274,9 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
       OpId nq = og.next_in_queue[v];
       if (nq != kNoOp && --og.indegree[nq] == 0) ready.push_back(nq);
     }
-    throw InputError("dependency cycle: " + describe_cycle(g, done, [&g](OpId id) { return "'" + g.op(id).name + "'"; }));
+    OpId first = kNoOp;
+    std::string cycle = describe_cycle(g, done, [&g](OpId id) { return "'" + g.op(id).name + "'"; }, first);
+    throw InputError(who(first) + ": dependency cycle: " + cycle);
   }
 
   // The release of a PSUM group must wait (through deps or program order) for the group's last op, or the bank

@@ -15,8 +15,11 @@ namespace stasim {
 
 // Names an op in messages, e.g. "schedule.yaml:7: op 'mm'"; the default is "op 'mm'".
 using OpLocator = std::function<std::string(OpId)>;
+// Names a buffer (by index) the same way; the default is "buffer 'w'".
+using BufferLocator = std::function<std::string(std::uint32_t)>;
 
-void validate_graph(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
+void validate_graph(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {},
+                    const BufferLocator& buffer_where = {});
 
 // Program order plus dependencies in an order every op can start in; empty when they contain a cycle.
 std::vector<OpId> execution_order(const ScheduleGraph& graph);

@@ -4,6 +4,17 @@
 #include <filesystem>
 
 namespace stasim {
+namespace {
+
+// The ranges in which times stay far inside int64 picoseconds and byte counts inside 64 bits: a clock of
+// 1e-300 GHz or a bandwidth of 1e-300 B/ns would make one op outlast the simulator's time type.
+constexpr double kMinClockGhz = 0.01, kMaxClockGhz = 100;
+constexpr double kMaxCycles = 1e9, kMaxNs = 1e9;
+constexpr double kMinFactor = 0.001, kMaxFactor = 1e6;
+constexpr double kMinBytesPerNs = 0.001, kMaxBytesPerNs = 1e9;
+constexpr double kMaxCount = 65536, kMaxBytesPerPartition = 1ull << 40;
+
+}  // namespace
 
 void TensorEngineConfig::read(ConfigReader& r) {
   r.required("clock_ghz", clock_ghz)
@@ -15,13 +26,13 @@ void TensorEngineConfig::read(ConfigReader& r) {
       .optional("fp32_cost_factor", fp32_cost_factor)
       .optional("fp8_k_factor", fp8_k_factor)
       .optional("mx_k_factor", mx_k_factor);
-  r.positive("clock_ghz", clock_ghz);
-  r.positive("rows", rows);
-  r.positive("columns", columns);
-  r.positive("max_moving_free", max_moving_free);
-  r.non_negative("min_issue_cycles", min_issue_cycles);
-  r.non_negative("load_stationary_cycles", load_stationary_cycles);
-  r.positive("fp32_cost_factor", fp32_cost_factor);
+  r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
+  r.within("rows", rows, 1, kMaxCount);
+  r.within("columns", columns, 1, kMaxCount);
+  r.within("max_moving_free", max_moving_free, 1, kMaxCount);
+  r.within("min_issue_cycles", min_issue_cycles, 0, kMaxCycles);
+  r.within("load_stationary_cycles", load_stationary_cycles, 0, kMaxCycles);
+  r.within("fp32_cost_factor", fp32_cost_factor, kMinFactor, kMaxFactor);
   r.positive("fp8_k_factor", fp8_k_factor);
   r.finish();
 }
@@ -34,14 +45,14 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
       .optional("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup)
       .optional("reduce_extra_cycles", reduce_extra_cycles);
   if (is_gpsimd) r.optional("start_cycles", start_cycles).optional("gather_elements_per_cycle", gather_elements_per_cycle);
-  r.positive("clock_ghz", clock_ghz);
-  r.non_negative("min_issue_cycles", min_issue_cycles);
-  r.non_negative("static_overhead_cycles", static_overhead_cycles);
-  r.positive("bf16_speedup", bf16_speedup);
-  r.positive("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup);
-  r.non_negative("reduce_extra_cycles", reduce_extra_cycles);
-  r.non_negative("start_cycles", start_cycles);
-  r.positive("gather_elements_per_cycle", gather_elements_per_cycle);
+  r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
+  r.within("min_issue_cycles", min_issue_cycles, 0, kMaxCycles);
+  r.within("static_overhead_cycles", static_overhead_cycles, 0, kMaxCycles);
+  r.within("bf16_speedup", bf16_speedup, kMinFactor, kMaxFactor);
+  r.within("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup, kMinFactor, kMaxFactor);
+  r.within("reduce_extra_cycles", reduce_extra_cycles, 0, kMaxCycles);
+  r.within("start_cycles", start_cycles, 0, kMaxCycles);
+  r.within("gather_elements_per_cycle", gather_elements_per_cycle, kMinFactor, kMaxFactor);
   r.finish();
 }
 
@@ -58,7 +69,7 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
   ConfigReader hbm = device.section("hbm");
   hbm.required("capacity_gib", hw.hbm_capacity_gib).required("bandwidth_gbps", hw.hbm_bandwidth_gbps);
   hbm.positive("capacity_gib", hw.hbm_capacity_gib);
-  hbm.positive("bandwidth_gbps", hw.hbm_bandwidth_gbps);
+  hbm.within("bandwidth_gbps", hw.hbm_bandwidth_gbps, kMinBytesPerNs, kMaxBytesPerNs);
   hbm.finish();
   device.finish();
 
@@ -90,9 +101,10 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
   sbuf.required("partitions", hw.sbuf.partitions)
       .required("bytes_per_partition", hw.sbuf.bytes_per_partition)
       .optional("reserved_bytes_per_partition", hw.sbuf.reserved_bytes_per_partition);
-  sbuf.positive("partitions", hw.sbuf.partitions);
-  sbuf.positive("bytes_per_partition", hw.sbuf.bytes_per_partition);
-  sbuf.check(hw.sbuf.reserved_bytes_per_partition < hw.sbuf.bytes_per_partition, "reserved_bytes_per_partition",
+  sbuf.within("partitions", hw.sbuf.partitions, 1, kMaxCount);
+  sbuf.within("bytes_per_partition", static_cast<double>(hw.sbuf.bytes_per_partition), 1, kMaxBytesPerPartition);
+  sbuf.check(sbuf.failed("bytes_per_partition") || hw.sbuf.reserved_bytes_per_partition < hw.sbuf.bytes_per_partition,
+             "reserved_bytes_per_partition",
              "must be smaller than bytes_per_partition");
   sbuf.finish();
 
@@ -100,9 +112,10 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
   psum.required("partitions", hw.psum.partitions)
       .required("banks", hw.psum.banks)
       .required("bytes_per_bank_per_partition", hw.psum.bytes_per_bank_per_partition);
-  psum.positive("partitions", hw.psum.partitions);
+  psum.within("partitions", hw.psum.partitions, 1, kMaxCount);
   psum.check(hw.psum.banks >= 1 && hw.psum.banks <= 64, "banks", "must be between 1 and 64");
-  psum.positive("bytes_per_bank_per_partition", hw.psum.bytes_per_bank_per_partition);
+  psum.within("bytes_per_bank_per_partition", static_cast<double>(hw.psum.bytes_per_bank_per_partition), 1,
+              kMaxBytesPerPartition);
   psum.finish();
 
   ConfigReader dma = core.section("dma");
@@ -111,27 +124,27 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
       .required("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine)
       .required("fixed_ns", hw.dma.fixed_ns)
       .required("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition);
-  dma.positive("engines", hw.dma.engines);
+  dma.within("engines", hw.dma.engines, 1, kMaxCount);
   dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
-  dma.positive("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine);
-  dma.non_negative("fixed_ns", hw.dma.fixed_ns);
-  dma.non_negative("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition);
+  dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
+  dma.within("fixed_ns", hw.dma.fixed_ns, 0, kMaxNs);
+  dma.within("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition, 0, kMaxBytesPerPartition);
   dma.finish();
 
   ConfigReader link = core.section("link");
   link.required("bytes_per_ns", hw.link.bytes_per_ns).required("latency_ns", hw.link.latency_ns);
-  link.positive("bytes_per_ns", hw.link.bytes_per_ns);
-  link.non_negative("latency_ns", hw.link.latency_ns);
+  link.within("bytes_per_ns", hw.link.bytes_per_ns, kMinBytesPerNs, kMaxBytesPerNs);
+  link.within("latency_ns", hw.link.latency_ns, 0, kMaxNs);
   link.finish();
 
   core.required("semaphore_ns", hw.semaphore_ns);
-  core.non_negative("semaphore_ns", hw.semaphore_ns);
+  core.within("semaphore_ns", hw.semaphore_ns, 0, kMaxNs);
   core.finish();
 
   ConfigReader collective = top.section("collective");
   collective.required("alpha_ns", hw.collective.alpha_ns).required("beta_ns_per_byte", hw.collective.beta_ns_per_byte);
-  collective.non_negative("alpha_ns", hw.collective.alpha_ns);
-  collective.non_negative("beta_ns_per_byte", hw.collective.beta_ns_per_byte);
+  collective.within("alpha_ns", hw.collective.alpha_ns, 0, kMaxNs);
+  collective.within("beta_ns_per_byte", hw.collective.beta_ns_per_byte, 0, 1.0 / kMinBytesPerNs);
   collective.finish();
 
   top.finish();

@@ -31,8 +31,20 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+namespace {
+
+// Two checks reaching the same conclusion about the same place report it once.
+std::vector<std::string> unique_in_order(std::vector<std::string> problems) {
+  std::vector<std::string> out;
+  for (auto& p : problems)
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+  return out;
+}
+
+}  // namespace
+
 InputError::InputError(std::vector<std::string> problems)
-    : std::runtime_error(join_lines(problems)), problems_(std::move(problems)) {}
+    : std::runtime_error(join_lines(unique_in_order(problems))), problems_(unique_in_order(std::move(problems))) {}
 
 std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;

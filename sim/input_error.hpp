@@ -23,6 +23,14 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A run that ended with ops never executed (sim/deadlock_report.hpp says which and why). A builder's graph
+// that deadlocks is a bug (exit code 1); a user's schedule file that deadlocks is bad input, which the command
+// running it reports as an InputError.
+class DeadlockError : public SimulationError {
+ public:
+  using SimulationError::SimulationError;
+};
+
 // Collects problems so that one pass reports all of them at once.
 class Problems {
  public:

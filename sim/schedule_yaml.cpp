@@ -47,6 +47,12 @@ OpLocator LoadedSchedule::locator() const {
   };
 }
 
+BufferLocator LoadedSchedule::buffer_locator() const {
+  return [this](std::uint32_t i) {
+    return file + ":" + std::to_string(buffer_lines[i]) + ": buffer '" + graph.buffers()[i].name + "'";
+  };
+}
+
 LoadedSchedule load_schedule(const std::string& path) { return read_schedule(load_yaml_file(path), path); }
 
 LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
@@ -79,7 +85,10 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
         b.core = static_cast<std::uint8_t>(core);
         r.finish();
         if (buffer_ids.count(b.name)) r.problem("name", "buffer '" + b.name + "' is declared twice");
-        else buffer_ids[b.name] = g.add_buffer(b);
+        else {
+          buffer_ids[b.name] = g.add_buffer(b);
+          out.buffer_lines.push_back(buffers[i].Mark().line + 1);
+        }
       }
   }
 
@@ -129,8 +138,11 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
     r.check(core < 256, "core", "must be below 256");
     r.check(queue < 65536, "queue", "must be below 65536");
     r.check(queue == 0 || op.engine == Engine::dma, "queue", "only DMA ops have a queue");
-    r.check(op.cycles < 0 || op.cycles > 0, "cycles", "must be positive");
-    r.check(duration_ns < 0 || duration_ns > 0, "duration_ns", "must be positive");
+    // Bounded so that a duration in integer picoseconds cannot overflow, even summed over many ops.
+    constexpr double kMaxDurationNs = 1e9, kMaxCycles = 1e9;
+    r.check(op.cycles < 0 || (op.cycles > 0 && op.cycles <= kMaxCycles), "cycles", "must be positive and at most 1e9");
+    r.check(duration_ns < 0 || (duration_ns > 0 && duration_ns <= kMaxDurationNs), "duration_ns",
+            "must be positive and at most 1e9 (one second)");
     r.check(psum_bank >= -1 && psum_bank < 64, "psum_bank", "must be between 0 and 63");
     r.check(releases >= -1 && releases < 64, "releases_psum_bank", "must be between 0 and 63");
     if (!group.empty() && psum_bank < 0) r.problem("psum_group", "needs psum_bank");

@@ -13,9 +13,11 @@ namespace stasim {
 
 struct LoadedSchedule {
   ScheduleGraph graph;
-  std::vector<int> op_lines;   // 1-based line of each op's entry
+  std::vector<int> op_lines;      // 1-based line of each op's entry
+  std::vector<int> buffer_lines;  // 1-based line of each buffer's entry
   std::string file;
   OpLocator locator() const;
+  BufferLocator buffer_locator() const;
 };
 
 LoadedSchedule load_schedule(const std::string& path);

@@ -18,7 +18,7 @@ namespace stasim {
 namespace {
 
 // The child's report: a status byte, then a message (errors) or the raw run.
-enum class ChildStatus : std::uint8_t { ok = 0, simulation_error = 1, input_error = 2, internal_error = 3 };
+enum class ChildStatus : std::uint8_t { ok = 0, simulation_error = 1, input_error = 2, internal_error = 3, deadlock = 4 };
 
 void send_message(int fd, ChildStatus status, const std::string& message) {
   std::uint64_t size = message.size();
@@ -29,12 +29,12 @@ void send_message(int fd, ChildStatus status, const std::string& message) {
 
 }  // namespace
 
-RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw) {
+RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where) {
   auto begin = std::chrono::steady_clock::now();
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   AcceleratorModule top("stasim", graph, hw);
   sc_core::sc_start();
-  RawRun raw = top.take_result();
+  RawRun raw = top.take_result(where);
   raw.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   return raw;
 }
@@ -54,13 +54,15 @@ SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun
   return r;
 }
 
-SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where) {
-  validate_graph(graph, hw, where);
-  return summarize(graph, hw, run_kernel(graph, hw));
+SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where,
+                   const BufferLocator& buffer_where) {
+  validate_graph(graph, hw, where, buffer_where);
+  return summarize(graph, hw, run_kernel(graph, hw, where));
 }
 
-SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where) {
-  validate_graph(graph, hw, where);
+SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where,
+                            const BufferLocator& buffer_where) {
+  validate_graph(graph, hw, where, buffer_where);
   int fds[2];
   if (::pipe(fds) != 0) throw SimulationError(std::string("pipe failed: ") + std::strerror(errno));
   pid_t pid = ::fork();
@@ -69,7 +71,7 @@ SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw
     ::close(fds[0]);
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "DISABLE", 1);
     try {
-      RawRun raw = run_kernel(graph, hw);
+      RawRun raw = run_kernel(graph, hw, where);
       ChildStatus ok = ChildStatus::ok;
       std::uint64_t n = raw.timings.size();
       write_all(fds[1], &ok, 1);
@@ -78,6 +80,8 @@ SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw
       write_all(fds[1], &raw.peak_psum_banks, sizeof raw.peak_psum_banks);
       write_all(fds[1], &raw.kernel_activations, sizeof raw.kernel_activations);
       write_all(fds[1], &raw.wall_ms, sizeof raw.wall_ms);
+    } catch (const DeadlockError& e) {
+      send_message(fds[1], ChildStatus::deadlock, e.what());
     } catch (const SimulationError& e) {
       send_message(fds[1], ChildStatus::simulation_error, e.what());
     } catch (const InputError& e) {
@@ -110,6 +114,7 @@ SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw
   ::waitpid(pid, &wstatus, 0);
   if (!ok) throw SimulationError("the simulation process died before reporting (wait status " + std::to_string(wstatus) + ")");
   if (status == ChildStatus::input_error) throw InputError(message);
+  if (status == ChildStatus::deadlock) throw DeadlockError(message);
   if (status != ChildStatus::ok) throw SimulationError(message);
   return summarize(graph, hw, std::move(raw));
 }

@@ -10,11 +10,14 @@
 
 namespace stasim {
 
-SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
-SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
+SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {},
+                   const BufferLocator& buffer_where = {});
+SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {},
+                            const BufferLocator& buffer_where = {});
 
-// Runs the kernel without validating or summarizing (the bench times these phases separately).
-RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw);
+// Runs the kernel without validating or summarizing (the bench times these phases separately). Throws
+// DeadlockError, naming ops by `where`, when the run ends with ops not executed.
+RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
 // Turns the kernel's timings into the full result (activity, SBUF/PSUM peaks, critical path).
 SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw);
 

@@ -138,13 +138,16 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
   // dataflow, representation (d, r) and layers of the run an entry needs.
   auto read_run = [&](ConfigReader& t, ReferenceRun& run) {
     t.required("dataflow", run.dataflow);
-    if (!run.dataflow.empty() && std::find(dataflows.begin(), dataflows.end(), run.dataflow) == dataflows.end()) {
+    const bool known = std::find(dataflows.begin(), dataflows.end(), run.dataflow) != dataflows.end();
+    if (!run.dataflow.empty() && !known) {
       std::string near = nearest_match(run.dataflow, dataflows);
       t.problem("dataflow", "no dataflow '" + run.dataflow + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
-    ConfigReader rep = t.section("representation", run.dataflow != "dense");
+    // Whether (d, r) is required depends on the dataflow: an unknown one gets no second message about it.
+    const bool needs_representation = known && run.dataflow != "dense";
+    ConfigReader rep = t.section("representation", needs_representation);
     rep.optional("d", run.d).optional("r", run.r);
-    if (run.dataflow != "dense") rep.required("d", run.d).required("r", run.r);
+    if (needs_representation) rep.required("d", run.d).required("r", run.r);
     rep.finish();
     t.optional("layers", run.layers);
     t.non_negative("layers", run.layers);

@@ -14,7 +14,11 @@ namespace {
 struct RunOptions {
   RunRequest request;
   std::int64_t batch = 0, tp = 0, lnc = 0, context = 0;  // 0 = the model's deployment default
-  CLI::Option* batch_given = nullptr;  // --batch was passed (so 0 is reported, not taken as the default)
+  // Passed on the command line: a given 0 is reported as out of range, never taken as the default.
+  CLI::Option* batch_given = nullptr;
+  CLI::Option* tp_given = nullptr;
+  CLI::Option* lnc_given = nullptr;
+  CLI::Option* context_given = nullptr;
   std::string dataflows = "dense,cardan";
   std::string json, trace, dot;
   bool quiet = false;
@@ -30,9 +34,9 @@ void add_common(CLI::App* sub, RunOptions& o) {
   o.batch_given = sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)");
   sub->add_option("--routes", r.routes, "routing of the batch: YAML/JSON/CSV file, one row of top-k experts per token");
   sub->add_option("--routing-seed", r.routing_seed, "seed of the uniform routing used without --routes")->capture_default_str();
-  sub->add_option("--tp", o.tp, "tensor-parallel degree (default: the model's deployment)");
-  sub->add_option("--lnc", o.lnc, "physical cores per rank (default: the hardware's lnc)");
-  sub->add_option("--context", o.context, "tokens in the KV cache (default: the model's deployment)");
+  o.tp_given = sub->add_option("--tp", o.tp, "tensor-parallel degree (default: the model's deployment)");
+  o.lnc_given = sub->add_option("--lnc", o.lnc, "physical cores per rank (default: the hardware's lnc)");
+  o.context_given = sub->add_option("--context", o.context, "tokens in the KV cache (default: the model's deployment)");
   sub->add_option("--layers", r.layers, "simulate the first N layers only (0 = all)")->capture_default_str();
   sub->add_option("--down-schedule", r.down, "auto | weight-sbuf | weight-psum | activation-sbuf | activation-psum")
       ->capture_default_str();
@@ -50,10 +54,11 @@ void add_common(CLI::App* sub, RunOptions& o) {
 }
 
 void apply_deployment(RunOptions& o) {
-  if (o.batch || (o.batch_given && o.batch_given->count() > 0)) o.request.batch = o.batch;
-  if (o.tp) o.request.tp = o.tp;
-  if (o.lnc) o.request.lnc = o.lnc;
-  if (o.context) o.request.context = o.context;
+  auto given = [](const CLI::Option* option) { return option && option->count() > 0; };
+  if (o.batch || given(o.batch_given)) o.request.batch = o.batch;
+  if (o.tp || given(o.tp_given)) o.request.tp = o.tp;
+  if (o.lnc || given(o.lnc_given)) o.request.lnc = o.lnc;
+  if (o.context || given(o.context_given)) o.request.context = o.context;
 }
 
 std::vector<std::string> split(const std::string& text) {

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "sim/hardware_config.hpp"
+#include "sim/input_error.hpp"
 #include "sim/result_report.hpp"
 #include "sim/schedule_yaml.hpp"
 #include "sim/simulate.hpp"
@@ -24,7 +25,14 @@ void run_schedule(const ScheduleOptions& o) {
   std::string schedule_path = resolve_config_path(o.schedule);
   HardwareConfig hw = load_hardware(hw_path, o.sets);
   LoadedSchedule schedule = load_schedule(schedule_path);
-  SimResult result = simulate(schedule.graph, hw, schedule.locator());
+  SimResult result;
+  try {
+    result = simulate(schedule.graph, hw, schedule.locator(), schedule.buffer_locator());
+  } catch (const DeadlockError& e) {
+    // The schedule is the user's: a schedule that cannot complete is bad input, not a simulator failure.
+    throw InputError(std::string(e.what()) + "\n(" + schedule_path +
+                     " cannot complete on " + hw.name + ": reorder the ops or the PSUM banks of the wait cycle)");
+  }
   if (!o.quiet) {
     std::cout << "schedule " << schedule_path << '\n';
     print_summary(std::cout, schedule.graph, hw, result);

@@ -196,9 +196,10 @@ void register_sweep_commands(CLI::App& app) {
   sub->add_option("--K", o->K, "code book sizes, e.g. 64,256 (default 256)");
   sub->add_option("--batch", o->batch, "batch sizes (default 1)");
   sub->add_option("--vary", o->vary, "a config key and its values: core.dma.engines=8,16 or model.key=... (repeatable)");
-  sub->add_option("--layers", o->layers, "simulate the first N layers only (default 0 = all)");
+  sub->add_option("--layers", o->layers, "simulate the first N layers only (default 0 = all)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{65536}));
   sub->add_option("--down-schedule", o->down, "down-projection schedule of every point (default weight-sbuf; auto = 4 runs per point)");
-  sub->add_option("--jobs", o->jobs, "points in parallel (default: all cores)");
+  sub->add_option("--jobs", o->jobs, "points in parallel (default: all cores)")->check(CLI::Range(0, 4096));
   sub->add_option("--shard", o->shard, "run only the points with index % N == i (i/N, 0 <= i < N)");
   sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines")->required();
   sub->add_flag("--resume", o->resume, "skip the points already in --out");

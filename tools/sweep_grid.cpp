@@ -1,5 +1,6 @@
 #include "tools/sweep_grid.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "sim/config_reader.hpp"
@@ -27,13 +28,18 @@ bool parse_int(const std::string& text, std::int64_t& out) {
   return used == text.size();
 }
 
+std::string scalar(const YAML::Node& node, const std::string& where) {
+  if (!node.IsScalar()) throw InputError(where + ": expected a single value, got a list or mapping");
+  return node.Scalar();
+}
+
 std::vector<std::string> string_list(const YAML::Node& node, const std::string& where) {
   std::vector<std::string> out;
   if (node.IsScalar()) {
     for (const std::string& s : split(node.as<std::string>(), ','))
       if (!s.empty()) out.push_back(s);
   } else if (node.IsSequence()) {
-    for (const auto& item : node) out.push_back(item.as<std::string>());
+    for (const auto& item : node) out.push_back(scalar(item, where));
   } else {
     throw InputError(where + ": expected a list or a comma-separated string");
   }
@@ -59,6 +65,8 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
     std::vector<std::string> parts = split(item, ':');
     std::int64_t a = 0, b = 0, step = 1;
     if (parts.size() == 1 && parse_int(parts[0], a)) {
+      if (out.size() >= kMaxListValues)
+        throw InputError(what + " '" + text + "': a list holds at most " + std::to_string(kMaxListValues) + " values");
       out.push_back(a);
       continue;
     }
@@ -66,7 +74,12 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
       throw InputError(what + " '" + text + "': '" + item + "' is neither an integer nor start:stop:step");
     if (step <= 0) throw InputError(what + " '" + text + "': the step of '" + item + "' must be positive");
     if (b < a) throw InputError(what + " '" + text + "': '" + item + "' has stop < start (an empty range)");
-    for (std::int64_t v = a; v <= b; v += step) out.push_back(v);
+    // Counted in unsigned arithmetic: stop - start may not fit a signed 64-bit value, nor may start + step.
+    std::uint64_t count = (static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a)) / static_cast<std::uint64_t>(step) + 1;
+    if (count > kMaxListValues - out.size())
+      throw InputError(what + " '" + text + "': '" + item + "' has " + std::to_string(count) +
+                       " values; a list holds at most " + std::to_string(kMaxListValues));
+    for (std::uint64_t i = 0; i < count; ++i) out.push_back(a + static_cast<std::int64_t>(i * static_cast<std::uint64_t>(step)));
   }
   if (out.empty()) throw InputError(what + " '" + text + "': no value");
   return out;
@@ -96,20 +109,24 @@ SweepSpec load_sweep(const std::string& path) {
     try {
       if (key == "models") spec.models = string_list(v, where);
       else if (key == "dataflows") spec.dataflows = string_list(v, where);
-      else if (key == "hw") spec.hw = v.as<std::string>();
+      else if (key == "hw") spec.hw = scalar(v, where);
       else if (key == "batch") spec.batch = int_list(v, where);
       else if (key == "d") spec.d = int_list(v, where);
       else if (key == "r") spec.r = int_list(v, where);
       else if (key == "K") spec.K = int_list(v, where);
-      else if (key == "layers") spec.layers = v.as<std::int64_t>();
-      else if (key == "down_schedule") spec.down = v.as<std::string>();
+      else if (key == "layers") {
+        if (!v.IsScalar() || !parse_int(v.Scalar(), spec.layers))
+          throw InputError(where + ": expected an integer, got " + (v.IsScalar() ? "'" + v.Scalar() + "'" : "a list or mapping"));
+        if (spec.layers < 0) throw InputError(where + ": must not be negative (0 = all layers)");
+      }
+      else if (key == "down_schedule") spec.down = scalar(v, where);
       else if (key == "vary") {
         if (!v.IsMap()) throw InputError(where + ": expected a mapping of config key -> values");
         for (const auto& kv : v)
           spec.vary.emplace_back(kv.first.as<std::string>(),
                                  string_list(kv.second, mark_of(kv.second, path) + ": vary." + kv.first.as<std::string>()));
       } else {
-        std::string message = where + ": unknown key";
+        std::string message = mark_of(entry.first, path) + ": " + key + ": unknown key";
         std::string near = nearest_match(key, known);
         if (!near.empty()) message += " (did you mean '" + near + "'?)";
         throw InputError(message);
@@ -138,6 +155,16 @@ std::string SweepPoint::key() const {
 }
 
 std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std::string&)) {
+  // Count first, saturating, so an oversized grid is refused before anything is allocated.
+  auto times = [](std::size_t a, std::size_t b) { return b != 0 && a > kMaxGridPoints / b ? kMaxGridPoints + 1 : a * b; };
+  std::size_t per_combination = 0;
+  for (const std::string& dataflow : spec.dataflows)
+    per_combination += drk_free(dataflow) ? 1 : times(times(spec.d.size(), spec.r.size()), spec.K.size());
+  std::size_t count = times(times(spec.models.size(), spec.batch.size()), std::min(per_combination, kMaxGridPoints + 1));
+  for (const auto& [key, values] : spec.vary) count = times(count, values.size());
+  if (count > kMaxGridPoints)
+    throw InputError("the grid has more than " + std::to_string(kMaxGridPoints) +
+                     " points (models x batch x dataflows x d x r x K x vary values); split it into several sweeps");
   // Every combination of the vary values, in order (the last key varies fastest).
   std::vector<std::vector<std::string>> assignments{{}};
   for (const auto& [key, values] : spec.vary) {

@@ -11,8 +11,14 @@
 
 namespace stasim::cli {
 
+// A list or a range of a sweep holds at most this many values, and a grid at most kMaxGridPoints points: a typo
+// like 0:1000000000:1 is an error, not hours of work or an exhausted memory.
+inline constexpr std::size_t kMaxListValues = 10000;
+inline constexpr std::size_t kMaxGridPoints = 1000000;
+
 // "2,4,8", "0:512:64" (start:stop:step, stop included when reached) or a mix "1,2,8:32:8"; InputError naming
-// `what` (e.g. "--r") and the text for anything unparsable, a non-positive step, stop < start or no value.
+// `what` (e.g. "--r") and the text for anything unparsable, a non-positive step, stop < start, no value or
+// more than kMaxListValues values.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
 
 struct SweepSpec {
@@ -48,7 +54,7 @@ struct SweepPoint {
 };
 
 // The full grid in a fixed order; dataflows that ignore (d, r, K) are listed once per combination of the rest.
-// `drk_free` says which dataflows those are.
+// `drk_free` says which dataflows those are. InputError when it would exceed kMaxGridPoints.
 std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std::string& dataflow));
 
 }  // namespace stasim::cli

@@ -65,7 +65,7 @@ std::string locate(const YAML::Node& root, const std::string& key, const std::st
     bool found = false;
     for (const auto& kv : node) {
       if (kv.first.as<std::string>() != part) continue;
-      location = mark_of(kv.first, file);
+      location = mark_of_key(kv.first, kv.second, file);
       node.reset(kv.second);
       found = true;
       break;
@@ -196,6 +196,40 @@ std::vector<ConfigProblem> ModelSpec::validate() const {
   auto positive = [&](std::int64_t value, const std::string& key) {
     need(value > 0, key, "must be positive, got " + num(value));
   };
+  // Shapes beyond these limits would overflow the 64-bit parameter and byte counts built from them
+  // (hidden x intermediate x 3 x 2 bytes, vocab x hidden, layers x context x heads x head_dim).
+  constexpr std::int64_t kMaxWidth = std::int64_t{1} << 20, kMaxCount = std::int64_t{1} << 16;
+  auto at_most = [&](std::int64_t value, std::int64_t limit, const std::string& key) {
+    need(value <= limit, key, num(value) + " is beyond the largest supported value " + num(limit) +
+                                  " (larger shapes overflow the 64-bit byte counts)");
+  };
+  at_most(layers, kMaxCount, "layers");
+  at_most(hidden, kMaxWidth, "hidden");
+  at_most(vocab, std::int64_t{1} << 24, "vocab");
+  at_most(experts, kMaxCount, "moe.experts");
+  at_most(expert_intermediate, kMaxWidth, "moe.intermediate");
+  at_most(shared_experts, kMaxCount, "moe.shared_experts");
+  at_most(shared_intermediate, kMaxWidth, "moe.shared_intermediate");
+  at_most(dense_intermediate, kMaxWidth, "dense.intermediate");
+  at_most(parallel_dense_intermediate, kMaxWidth, "dense.parallel_intermediate");
+  for (auto [value, key] : {std::pair<std::int64_t, const char*>{attention.q_heads, "attention.q_heads"},
+                            {attention.kv_heads, "attention.kv_heads"}, {attention.head_dim, "attention.head_dim"},
+                            {attention.q_lora_rank, "attention.q_lora_rank"},
+                            {attention.kv_lora_rank, "attention.kv_lora_rank"},
+                            {attention.qk_nope_head_dim, "attention.qk_nope_head_dim"},
+                            {attention.qk_rope_head_dim, "attention.qk_rope_head_dim"},
+                            {attention.v_head_dim, "attention.v_head_dim"},
+                            {attention.global_kv_heads, "attention.global_kv_heads"},
+                            {attention.global_head_dim, "attention.global_head_dim"}, {mamba.heads, "mamba.heads"},
+                            {mamba.head_dim, "mamba.head_dim"}, {mamba.state, "mamba.state"},
+                            {mamba.groups, "mamba.groups"}, {mamba.conv_kernel, "mamba.conv_kernel"},
+                            {router.groups, "router.groups"}})
+    at_most(value, kMaxCount, key);
+  if (attention.q_heads <= kMaxCount && attention.kv_heads <= kMaxCount && attention.head_dim <= kMaxCount) {
+    std::int64_t widest = std::max(attention.q_heads, attention.kv_heads) * attention.head_dim;
+    need(widest <= kMaxWidth, "attention.head_dim",
+         "heads x head_dim = " + num(widest) + " is beyond the largest supported width " + num(kMaxWidth));
+  }
   positive(layers, "layers");
   positive(hidden, "hidden");
   positive(vocab, "vocab");
@@ -279,6 +313,11 @@ std::vector<ConfigProblem> deployment_problems(const ModelSpec& m, const Deploym
   need(d.lnc > 0, "deployment.lnc", "must be positive, got " + num(d.lnc));
   need(d.batch > 0, "deployment.batch", "must be positive, got " + num(d.batch));
   need(d.context_tokens > 0, "deployment.context", "must be positive, got " + num(d.context_tokens));
+  // Beyond these the KV-cache byte counts (layers x context x heads x head_dim) overflow 64 bits.
+  need(d.context_tokens <= (std::int64_t{1} << 24), "deployment.context",
+       num(d.context_tokens) + " is beyond the largest supported context " + num(std::int64_t{1} << 24));
+  need(d.tp <= 65536, "deployment.tp", num(d.tp) + " is beyond the largest supported degree 65536");
+  need(d.batch <= 65536, "deployment.batch", num(d.batch) + " is beyond the largest supported batch 65536");
   need(d.dtype == "bf16" || d.dtype == "fp16", "deployment.dtype", "'" + d.dtype + "' is not one of bf16, fp16");
   if (d.tp <= 0) return out;
   auto divides = [&](std::int64_t value, const std::string& what) {

@@ -103,7 +103,9 @@ RoutingTrace read_yaml(const std::string& path, std::int64_t experts) {
   read_rows(root["ids"], "ids", ids, parse_int);
   if (root["weights"]) read_rows(root["weights"], "weights", weights, parse_double);
   problems.throw_if_any();
-  return routing_from_rows(ids, weights, experts, path);
+  std::vector<std::string> places;
+  for (const auto& row : root["ids"]) places.push_back(mark_of(row, path));
+  return routing_from_rows(ids, weights, experts, path, places);
 }
 
 RoutingTrace read_json(const std::string& path, std::int64_t experts) {
@@ -171,6 +173,7 @@ RoutingTrace read_csv(const std::string& path, std::int64_t experts) {
   std::string line;
   int line_number = 0;
   size_t fields_per_row = 0;
+  std::vector<std::string> places;  // "file:line" of each data row
   while (std::getline(in, line)) {
     ++line_number;
     std::string text = trim(line);
@@ -219,20 +222,22 @@ RoutingTrace read_csv(const std::string& path, std::int64_t experts) {
       row_weights.push_back(v);
     }
     ids.push_back(std::move(row_ids));
+    places.push_back(where);
     if (has_weights) weights.push_back(std::move(row_weights));
   }
   problems.throw_if_any();
   if (!weights.empty() && weights.size() != ids.size())
     throw InputError(path + ": some rows carry weights and some do not; give weights on every row or on none");
-  // Later messages say "row i": data rows counted from 0, comment and blank lines skipped.
-  return routing_from_rows(ids, weights, experts, path);
+  // Later messages say "file:line: row i": data rows counted from 0, comment and blank lines skipped.
+  return routing_from_rows(ids, weights, experts, path, places);
 }
 
 }  // namespace
 
 RoutingTrace routing_from_rows(const std::vector<std::vector<std::int64_t>>& ids,
                                const std::vector<std::vector<double>>& weights, std::int64_t experts,
-                               const std::string& source) {
+                               const std::string& source, const std::vector<std::string>& row_places) {
+  auto row_at = [&](size_t i) { return (i < row_places.size() ? row_places[i] : source) + ": row " + std::to_string(i); };
   Problems problems;
   if (experts <= 0) problems.add(source + ": number of experts must be positive, got " + std::to_string(experts));
   if (ids.empty()) problems.add(source + ": no tokens (the id list is empty)");
@@ -266,7 +271,7 @@ RoutingTrace routing_from_rows(const std::vector<std::vector<std::int64_t>>& ids
       std::int64_t e = ids[i][j];
       // Range is checked here, before narrowing to int32, so a huge id is reported as written.
       if (e < 0 || e >= experts) {
-        range_problems.push_back(source + ": row " + std::to_string(i) + " slot " + std::to_string(j) +
+        range_problems.push_back(row_at(i) + " slot " + std::to_string(j) +
                                  ": expert id " + std::to_string(e) + " is outside [0, " + std::to_string(experts) +
                                  ")");
         e = 0;
@@ -276,18 +281,19 @@ RoutingTrace routing_from_rows(const std::vector<std::vector<std::int64_t>>& ids
     }
   }
   if (!range_problems.empty()) throw InputError(range_problems);
-  std::vector<std::string> all = routing_problems(trace, source);
+  std::vector<std::string> all = routing_problems(trace, source, row_places);
   // Non-finite doubles that became finite floats would slip through; check the values as written too.
   for (size_t i = 0; i < weights.size(); ++i)
     for (size_t j = 0; j < k; ++j)
       if (!std::isfinite(weights[i][j]) && std::isfinite(trace.weights[i * k + j]))
-        all.push_back(source + ": row " + std::to_string(i) + " slot " + std::to_string(j) + ": weight " +
+        all.push_back(row_at(i) + " slot " + std::to_string(j) + ": weight " +
                       std::to_string(weights[i][j]) + " is not finite");
   if (!all.empty()) throw InputError(all);
   return trace;
 }
 
-std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::string& source) {
+std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::string& source,
+                                          const std::vector<std::string>& row_places) {
   std::vector<std::string> problems;
   const size_t routes = static_cast<size_t>(trace.routes());
   if (trace.tokens <= 0 || trace.top_k <= 0) problems.push_back(source + ": tokens and top_k must be positive");
@@ -301,7 +307,9 @@ std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::
   for (std::int64_t t = 0; t < trace.tokens; ++t) {
     for (std::int64_t s = 0; s < trace.top_k; ++s) {
       const size_t r = static_cast<size_t>(t * trace.top_k + s);
-      const std::string where = source + ": row " + std::to_string(t) + " slot " + std::to_string(s);
+      const size_t row = static_cast<size_t>(t);
+      const std::string where = (row < row_places.size() ? row_places[row] : source) + ": row " + std::to_string(t) +
+                                " slot " + std::to_string(s);
       const std::int32_t e = trace.expert_ids[r];
       if (e < 0 || e >= trace.experts)
         problems.push_back(where + ": expert id " + std::to_string(e) + " is outside [0, " +

@@ -37,15 +37,17 @@ struct RoutingGeneratorConfig {
 //   CSV: one token per line, k expert ids then optionally k weights; '#' starts a comment line.
 RoutingTrace read_routing_file(const std::string& path, std::int64_t experts);
 
-// Builds a trace from explicit rows; `source` names where they came from in error messages.
+// Builds a trace from explicit rows; `source` names where they came from in error messages, and `row_places`
+// (when given, one per row, e.g. "routes.yaml:4:5") where each row is, so a message points at its line.
 RoutingTrace routing_from_rows(const std::vector<std::vector<std::int64_t>>& ids,
                                const std::vector<std::vector<double>>& weights, std::int64_t experts,
-                               const std::string& source);
+                               const std::string& source, const std::vector<std::string>& row_places = {});
 
 RoutingTrace generate_routing(const RoutingGeneratorConfig& config);
 
 // Every problem of a trace at once (ids out of range, repeated experts in a token, non-finite or negative
 // weights, sizes that do not match M x k); empty when valid.
-std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::string& source);
+std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::string& source,
+                                          const std::vector<std::string>& row_places = {});
 
 }  // namespace stasim

@@ -92,7 +92,9 @@ TEST(ScheduleCli, BadInputExitsTwoWithFileLineAndKey) {
   EXPECT_EQ(o.code, 2);
 }
 
-TEST(ScheduleCli, DeadlockExitsOne) {
+// A user's schedule that cannot complete is bad input (exit 2); the report names each stuck op by file and
+// line, what it waits for, and the wait cycle.
+TEST(ScheduleCli, DeadlockIsBadInputListingTheStuckOps) {
   std::string path = temp_file("deadlock.yaml", R"(ops:
   - {name: mm1, engine: tensor, k: 128, m: 128, n: 512, psum_bank: 0}
   - {name: mm2, engine: tensor, k: 128, m: 128, n: 512, psum_bank: 0}
@@ -100,9 +102,14 @@ TEST(ScheduleCli, DeadlockExitsOne) {
   - {name: r2, engine: tensor, duration_ns: 10, deps: [mm2], releases_psum_bank: 0}
 )");
   Output o = run("schedule --schedule " + path);
-  EXPECT_EQ(o.code, 1);
-  EXPECT_THAT(o.text, HasSubstr("deadlock"));
-  EXPECT_THAT(o.text, HasSubstr("'mm2' (tensor, core 0) waits for a PSUM bank"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.text, HasSubstr("error: deadlock: 3 of 4 ops never ran; the simulation ran out of events with them waiting:\n"
+                                "  " + path + ":3: op 'mm2' (core 0 tensor): needs PSUM bank 0, held by group 'mm1' "
+                                "(from 'mm1') until 'r1' releases it\n"
+                                "  " + path + ":4: op 'r1' (core 0 tensor): queued behind 'mm2'\n"
+                                "  " + path + ":5: op 'r2' (core 0 tensor): queued behind 'mm2' (and 1 unfinished dependency)\n"
+                                "wait cycle: 'mm2' waits for 'r1' (PSUM bank), 'r1' waits for 'mm2' (queue order)\n"));
+  EXPECT_THAT(o.text, Not(HasSubstr("simulation error")));
 }
 
 TEST(BenchCli, PrintsThroughputAndMemory) {

@@ -46,7 +46,7 @@ inline std::string Run::bound(const std::string& name) const {
 // The schedule is loaded into the returned object first, so the graph the result refers to stays alive.
 inline std::unique_ptr<Run> simulate_yaml(const std::string& yaml, const HardwareConfig& hw) {
   auto run = std::make_unique<Run>(Run{read_schedule(YAML::Load(yaml), "test.yaml"), {}});
-  run->result = simulate_isolated(run->schedule.graph, hw, run->schedule.locator());
+  run->result = simulate_isolated(run->schedule.graph, hw, run->schedule.locator(), run->schedule.buffer_locator());
   return run;
 }
 
