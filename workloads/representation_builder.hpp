@@ -51,11 +51,15 @@ struct BuildSettings {
   int threads = 0;       // 0: hardware concurrency; overrides kmeans.threads and low_rank.threads
 };
 
-// Phase wall times of one build, for the benchmark.
+// Phase wall times of one build, and the process CPU time (all threads) of each phase, for the benchmark: on a
+// shared machine the CPU time is the steadier figure.
 struct BuildTimings {
   double kmeans_seconds = 0.0;
   double residual_seconds = 0.0;
   double low_rank_seconds = 0.0;
+  double kmeans_cpu_seconds = 0.0;
+  double residual_cpu_seconds = 0.0;
+  double low_rank_cpu_seconds = 0.0;
 };
 
 // Compresses the gate and up projections the representation selects (down stays dense and is not built).
