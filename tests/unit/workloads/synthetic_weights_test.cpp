@@ -37,7 +37,8 @@ TEST(SyntheticWeights, SharedStructureOnlyIsLowRank) {
   c.shared_rank = 3;
   c.expert_rank = 0;
   c.noise_scale = 0.0;
-  const auto& up = synthetic_layer_weights(c).find("up")->experts;
+  const LayerWeights w = synthetic_layer_weights(c);
+  const auto& up = w.find("up")->experts;
   Eigen::MatrixXf stacked(40, 40);
   stacked << up[0], up[1];
   Eigen::JacobiSVD<Eigen::MatrixXf> svd(stacked);
