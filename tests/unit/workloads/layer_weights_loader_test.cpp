@@ -1,5 +1,6 @@
 // load_layer_weights on small hand-written checkpoints of a tiny model (H = 4, I = 2, E = 2): the orientation
-// of W_e (a PyTorch [I, H] tensor read column-major is W_e, H×I), per-expert and fused tensors, and bad input.
+// of W_e (a PyTorch [I, H] tensor read column-major is W_e, H×I), per-expert and fused tensors, bad input, and
+// write_layer_weights (single file, shards + index, fused) read back exactly.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 
 #include "sim/input_error.hpp"
 #include "workloads/layer_weights_loader.hpp"
+#include "workloads/layer_weights_writer.hpp"
 #include "workloads/safetensors_writer.hpp"
 
 namespace stasim {
@@ -153,6 +155,60 @@ TEST(LayerWeightsLoaderBadInput, NonFloatDtype) {
   writer.write(path);
   EXPECT_THAT(error_of([&] { load_layer_weights(tiny_model(), path, 0, {"gate"}); }),
               AllOf(HasSubstr(path), HasSubstr("'model.layers.0.mlp.experts.0.gate_proj.weight' has dtype U8")));
+}
+
+
+// A layer with distinct values everywhere: W(row, col) = 1000·projection + 100·expert + 10·row + col.
+LayerWeights numbered_layer(const ModelSpec& model) {
+  LayerWeights w;
+  w.layer = 1;
+  w.hidden = H;
+  w.intermediate = I;
+  int p = 0;
+  for (const char* name : {"gate", "up", "down"}) {
+    ProjectionWeights projection;
+    projection.name = name;
+    for (int e = 0; e < model.experts; ++e) {
+      Eigen::MatrixXf m(name == std::string("down") ? I : H, name == std::string("down") ? H : I);
+      for (int row = 0; row < m.rows(); ++row)
+        for (int col = 0; col < m.cols(); ++col) m(row, col) = 1000.0f * p + 100.0f * e + 10.0f * row + col;
+      projection.experts.push_back(m);
+    }
+    w.projections.push_back(projection);
+    ++p;
+  }
+  return w;
+}
+
+void expect_same(const LayerWeights& a, const LayerWeights& b) {
+  ASSERT_EQ(a.projections.size(), b.projections.size());
+  for (size_t p = 0; p < a.projections.size(); ++p) {
+    EXPECT_EQ(a.projections[p].name, b.projections[p].name);
+    ASSERT_EQ(a.projections[p].experts.size(), b.projections[p].experts.size());
+    for (size_t e = 0; e < a.projections[p].experts.size(); ++e)
+      EXPECT_TRUE(a.projections[p].experts[e] == b.projections[p].experts[e]) << a.projections[p].name << " " << e;
+  }
+}
+
+TEST(LayerWeightsWriter, WrittenCheckpointsReadBackExactly) {
+  ModelSpec model = tiny_model();
+  LayerWeights w = numbered_layer(model);
+  std::string file = testing::TempDir() + "writer_single.safetensors";
+  write_layer_weights(model, w, file, TensorDtype::f32);
+  expect_same(w, load_layer_weights(model, file, 1));
+  // Two shards (one expert each) and an index; values below 2^8 are exact in BF16 too.
+  std::string dir = testing::TempDir() + "writer_sharded";
+  write_layer_weights(model, w, dir, TensorDtype::f32, 2);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/model-00002-of-00002.safetensors"));
+  expect_same(w, load_layer_weights(model, dir, 1));
+  // The fused form: gate_up [E, 2I, H] and down [E, H, I].
+  model.weights = WeightPatterns{};
+  model.weights.gate_up = "layers.{layer}.experts.gate_up_proj";
+  model.weights.down = "layers.{layer}.experts.down_proj";
+  std::string fused = testing::TempDir() + "writer_fused.safetensors";
+  write_layer_weights(model, w, fused, TensorDtype::f32);
+  EXPECT_EQ(SafetensorsFile(fused).tensors().size(), 2u);
+  expect_same(w, load_layer_weights(model, fused, 1));
 }
 
 }  // namespace
