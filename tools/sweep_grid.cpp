@@ -87,7 +87,8 @@ SweepSpec load_sweep(const std::string& path) {
   YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw InputError(path + ": a sweep is a mapping (models, dataflows, d, r, K, ...)");
   static const std::vector<std::string> known = {"models", "dataflows", "hw", "batch", "d", "r",
-                                                 "K", "vary", "layers", "down_schedule"};
+                                                 "K", "vary", "layers", "down_schedule",
+                                                 "weights", "weights_layer"};
   SweepSpec spec;
   for (const auto& entry : root) {
     std::string key = entry.first.as<std::string>();
@@ -103,6 +104,8 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "K") spec.K = int_list(v, where);
       else if (key == "layers") spec.layers = v.as<std::int64_t>();
       else if (key == "down_schedule") spec.down = v.as<std::string>();
+      else if (key == "weights") spec.weights = v.as<std::string>();
+      else if (key == "weights_layer") spec.weights_layer = v.as<std::int64_t>();
       else if (key == "vary") {
         if (!v.IsMap()) throw InputError(where + ": expected a mapping of config key -> values");
         for (const auto& kv : v)
@@ -128,8 +131,9 @@ std::string SweepPoint::vary_text() const {
 }
 
 std::string SweepPoint::group() const {
+  // Without weights the key is what it was before quality columns existed, so older outputs still resume.
   return "model=" + model + "|hw=" + hw + "|batch=" + std::to_string(batch) + "|layers=" + std::to_string(layers) +
-         "|down=" + down + "|vary=" + vary_text();
+         "|down=" + down + "|vary=" + vary_text() + (weights.empty() ? "" : "|weights=" + weights);
 }
 
 std::string SweepPoint::key() const {
