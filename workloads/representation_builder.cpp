@@ -204,7 +204,8 @@ double representation_nmse(const LayerWeights& weights, const BuiltLayer& built,
 std::vector<RepresentationQuality> compare_representations(const LayerWeights& weights,
                                                            const Eigen::MatrixXf& calibration_activations,
                                                            const Eigen::MatrixXf& evaluation_activations,
-                                                           const ModelSpec& model, const BuildSettings& settings) {
+                                                           const ModelSpec& model, const BuildSettings& settings,
+                                                           BuiltLayer* hybrid_out) {
   const Representation& hybrid = settings.representation;
   if (hybrid.kind != RepresentationKind::hybrid || hybrid.r <= 0)
     throw InputError("compare: the reference representation must be a hybrid with r > 0 (got " + hybrid.describe() + ")");
@@ -227,6 +228,7 @@ std::vector<RepresentationQuality> compare_representations(const LayerWeights& w
     q.bits_per_weight = rep.bits_per_weight(shape);
     q.nmse = representation_nmse(weights, built, evaluation_activations, settings.threads);
     out.push_back(q);
+    if (hybrid_out && name == "hybrid") *hybrid_out = built;
   }
   return out;
 }

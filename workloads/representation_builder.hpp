@@ -87,9 +87,11 @@ struct RepresentationQuality {
 // Three rows: the hybrid of settings.representation, then VQ-only and LR-only at the storage rate matched to
 // it (matched_vq_only / matched_lr_only). Rates use the weights' shapes (H, I, E) through with_layer_shape(model,
 // ...), so a small synthetic layer is rated as itself; the model supplies nothing else the rate needs.
+// hybrid_out, when given, receives the built hybrid (to write it out without building it twice).
 std::vector<RepresentationQuality> compare_representations(const LayerWeights& weights,
                                                            const Eigen::MatrixXf& calibration_activations,
                                                            const Eigen::MatrixXf& evaluation_activations,
-                                                           const ModelSpec& model, const BuildSettings& settings);
+                                                           const ModelSpec& model, const BuildSettings& settings,
+                                                           BuiltLayer* hybrid_out = nullptr);
 
 }  // namespace stasim
