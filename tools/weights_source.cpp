@@ -9,8 +9,8 @@
 namespace stasim::cli {
 namespace {
 
-constexpr const char* kKeys = "hidden, intermediate, experts, shared_rank, expert_rank, shared_scale, expert_scale, "
-                              "noise_scale, seed, tokens";
+constexpr const char* kKeys = "size, hidden, intermediate, experts, shared_rank, expert_rank, shared_scale, "
+                              "expert_scale, noise_scale, seed, tokens";
 
 double parse_number(const std::string& key, const std::string& text) {
   try {
@@ -36,6 +36,13 @@ WeightsSource WeightsSource::parse(const std::string& text) {
     if (eq == std::string::npos)
       throw InputError("--weights synthetic: '" + item + "' is not key=value (keys: " + kKeys + ")");
     std::string key = item.substr(0, eq);
+    source.synthetic_keys.push_back(key);
+    if (key == "size") {  // as in stasim represent: small (the generator's defaults) or model (H, I, E of the model)
+      source.model_size = item.substr(eq + 1) == "model";
+      if (!source.model_size && item.substr(eq + 1) != "small")
+        throw InputError("--weights synthetic:size=" + item.substr(eq + 1) + ": must be small or model");
+      continue;
+    }
     double v = parse_number(key, item.substr(eq + 1));
     if (key == "hidden") c.hidden = static_cast<int>(v);
     else if (key == "intermediate") c.intermediate = static_cast<int>(v);
@@ -48,7 +55,6 @@ WeightsSource WeightsSource::parse(const std::string& text) {
     else if (key == "seed") c.seed = static_cast<std::uint64_t>(v);
     else if (key == "tokens") source.tokens = static_cast<int>(v);
     else throw InputError("--weights synthetic: unknown key '" + key + "' (keys: " + kKeys + ")");
-    source.synthetic_keys.push_back(key);
   }
   std::vector<std::string> problems = c.problems();
   if (source.tokens <= 0) problems.push_back("synthetic.tokens must be > 0");
@@ -64,6 +70,11 @@ LayerWeights WeightsSource::load(const ModelSpec& model, int layer, const std::v
   if (!synthetic) return load_layer_weights(model, text, layer, projections, experts);
   SyntheticWeightsConfig config = synthetic_config;
   config.gated = model.gated;
+  if (model_size) {  // the model's shapes, unless a key chose one
+    if (!has_key("hidden")) config.hidden = static_cast<int>(model.hidden);
+    if (!has_key("intermediate")) config.intermediate = static_cast<int>(model.expert_intermediate);
+    if (!has_key("experts")) config.experts = static_cast<int>(model.experts);
+  }
   config.with_down = std::find(projections.begin(), projections.end(), "down") != projections.end();
   LayerWeights weights = synthetic_layer_weights(config, layer);
   // Keep only the projections asked for, in the order gate, up, down.

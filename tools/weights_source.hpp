@@ -1,7 +1,8 @@
 // Where a command's expert weights come from: `--weights` names a checkpoint (a .safetensors file, a sharded
 // set's index JSON, or a directory of either; tensor names from the model YAML's `weights:` patterns) or a
 // seeded synthetic layer, "synthetic" or "synthetic:hidden=256,intermediate=128,experts=8,seed=1,..." (the
-// keys of SyntheticWeightsConfig, plus tokens: the activation samples drawn for calibration and evaluation).
+// keys of SyntheticWeightsConfig and size=small|model as `stasim represent` takes them, plus tokens: the
+// activation samples drawn for calibration and evaluation each).
 #pragma once
 
 #include <string>
@@ -16,6 +17,7 @@ namespace stasim::cli {
 struct WeightsSource {
   std::string text;  // as given
   bool synthetic = false;
+  bool model_size = false;  // size=model: H, I and E of the model unless hidden/intermediate/experts are given
   SyntheticWeightsConfig synthetic_config;  // gated is taken from the model
   std::vector<std::string> synthetic_keys;  // the keys the text set (e.g. to tell a default from a choice)
   int tokens = 512;

@@ -53,10 +53,31 @@ TEST(SweepQualityCli, NmseColumnsOnASyntheticLayer) {
   for (const auto& row : rows) EXPECT_GT(row["nmse"].get<double>() + (row["dataflow"] == "dense"), 0.0);
 }
 
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Shards build their own representations; the builds are deterministic, so the merged file is the unsharded one
+// byte for byte, quality columns and both fronts included.
+TEST(SweepQualityCli, ShardsMergedEqualTheUnshardedSweep) {
+  const std::string grid = "sweep --layers 1 --d 4,8 --r 0,16 --K 16 --jobs 2 --weights " + kSynthetic;
+  ASSERT_EQ(run_stasim(grid + " --out " + tmp("all.csv")).code, 0);
+  ASSERT_EQ(run_stasim(grid + " --shard 0/2 --out " + tmp("s0.csv")).code, 0);
+  ASSERT_EQ(run_stasim(grid + " --shard 1/2 --out " + tmp("s1.jsonl")).code, 0);
+  auto m = run_stasim("merge " + tmp("s0.csv") + " " + tmp("s1.jsonl") + " --out " + tmp("merged.csv"));
+  ASSERT_EQ(m.code, 0) << m.text;
+  EXPECT_EQ(slurp(tmp("merged.csv")), slurp(tmp("all.csv")));
+  EXPECT_NE(slurp(tmp("all.csv")).find(",pareto,pareto_quality\n"), std::string::npos);
+}
+
 TEST(SweepQualityCli, BadWeightsAreBadInput) {
   auto r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights synthetic:hiden=64 --out " + tmp("bad.csv"));
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_THAT(r.text, HasSubstr("unknown key 'hiden'"));
+  r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights synthetic:size=huge --out " + tmp("bad.csv"));
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_THAT(r.text, HasSubstr("--weights synthetic:size=huge: must be small or model"));
   r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights " + tmp("absent.safetensors") + " --out " + tmp("bad.csv"));
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_THAT(r.text, HasSubstr("absent.safetensors: no such weights file or directory"));
