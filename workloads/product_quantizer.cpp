@@ -71,8 +71,7 @@ struct CodeWords {
 };
 
 // argmin_k ‖c_k‖² − 2 x·c_k (the GEMM form of ‖x − c_k‖² without the constant ‖x‖²); ties go to the lowest k.
-// Returns the index and writes the minimised value.
-int nearest(const CodeWords& c, const float* x, float* best_value) {
+int nearest(const CodeWords& c, const float* x) {
 #if defined(__SSE2__)
   __m128 best = _mm_set1_ps(std::numeric_limits<float>::infinity());
   __m128i best_index = _mm_setzero_si128();
@@ -97,7 +96,6 @@ int nearest(const CodeWords& c, const float* x, float* best_value) {
   int winner = 0;
   for (int lane = 1; lane < 4; ++lane)
     if (values[lane] < values[winner] || (values[lane] == values[winner] && indices[lane] < indices[winner])) winner = lane;
-  *best_value = values[winner];
   return indices[winner];
 #else
   int winner = 0;
@@ -110,7 +108,6 @@ int nearest(const CodeWords& c, const float* x, float* best_value) {
       winner = k;
     }
   }
-  *best_value = best;
   return winner;
 #endif
 }
@@ -146,9 +143,7 @@ Assignment assign(const PointSet& points, const std::vector<Chunk>& chunks, cons
     std::uint8_t* labels = label_segments[chunk.first / points.per_segment] + chunk.first % points.per_segment;
     const float* x = points.point(chunk.first);
     for (std::int64_t i = 0; i < chunk.count; ++i, x += d) {
-      float value;
-      const int k = nearest(code, x, &value);
-      (void)value;
+      const int k = nearest(code, x);
       // The GEMM form picks the winner; its error is recomputed directly, since ‖x‖² + (‖c‖² − 2x·c) cancels
       // badly in float when the points sit far from the origin.
       const float error = squared_distance(x, &centroids(0, k), d);
