@@ -5,7 +5,7 @@
 #include <limits>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "sim/input_error.hpp"
@@ -47,16 +47,17 @@ std::vector<Chunk> make_chunks(const PointSet& points) {
 }
 
 // Code words laid out for the distance kernel: dim-major (value j of code word k at j·Kpad + k), K padded to a
-// multiple of 4 with copies that can never win (norm +inf).
+// multiple of 8 with entries that can never win (norm +inf).
 struct CodeWords {
   int d = 0;
   int K = 0;
   int padded = 0;
   std::vector<float> dim_major;
   std::vector<float> norms;  // ‖c_k‖²
+  bool avx = false;          // use nearest_avx
 
   CodeWords(const Eigen::MatrixXf& centroids) : d(static_cast<int>(centroids.rows())), K(static_cast<int>(centroids.cols())) {
-    padded = (K + 3) / 4 * 4;
+    padded = (K + 7) / 8 * 8;
     dim_major.assign(static_cast<std::size_t>(d) * padded, 0.0f);
     norms.assign(padded, std::numeric_limits<float>::infinity());
     for (int k = 0; k < K; ++k) {
@@ -71,7 +72,47 @@ struct CodeWords {
 };
 
 // argmin_k ‖c_k‖² − 2 x·c_k (the GEMM form of ‖x − c_k‖² without the constant ‖x‖²); ties go to the lowest k.
+#if defined(__SSE2__) && defined(__GNUC__)
+// The same kernel 8 code words wide, for CPUs with AVX (chosen at run time; the build itself stays baseline
+// x86-64). Every lane does the SSE2 kernel's multiplies and adds in the same order without FMA, and the lane
+// reduction picks the smallest value then the lowest index, so the chosen code word is bit-for-bit the same.
+__attribute__((target("avx"))) int nearest_avx(const CodeWords& c, const float* x) {
+  __m256 best = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  __m256 best_index = _mm256_setzero_ps();  // indices as floats: exact below 2^24
+  __m256 index = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 eight = _mm256_set1_ps(8.0f);
+  float minus_two_x[64];
+  for (int j = 0; j < c.d; ++j) minus_two_x[j] = -2.0f * x[j];
+  for (int k = 0; k < c.padded; k += 8) {
+    __m256 acc = _mm256_loadu_ps(&c.norms[k]);
+    for (int j = 0; j < c.d; ++j)
+      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(minus_two_x[j]),
+                                             _mm256_loadu_ps(&c.dim_major[static_cast<std::size_t>(j) * c.padded + k])));
+    const __m256 better = _mm256_cmp_ps(acc, best, _CMP_LT_OQ);
+    best = _mm256_min_ps(acc, best);
+    best_index = _mm256_blendv_ps(best_index, index, better);
+    index = _mm256_add_ps(index, eight);
+  }
+  alignas(32) float values[8];
+  alignas(32) float indices[8];
+  _mm256_store_ps(values, best);
+  _mm256_store_ps(indices, best_index);
+  int winner = 0;
+  for (int lane = 1; lane < 8; ++lane)
+    if (values[lane] < values[winner] || (values[lane] == values[winner] && indices[lane] < indices[winner])) winner = lane;
+  return static_cast<int>(indices[winner]);
+}
+
+bool cpu_has_avx() {
+  static const bool has = __builtin_cpu_supports("avx");
+  return has;
+}
+#endif
+
 int nearest(const CodeWords& c, const float* x) {
+#if defined(__SSE2__) && defined(__GNUC__)
+  if (c.avx) return nearest_avx(c, x);
+#endif
 #if defined(__SSE2__)
   __m128 best = _mm_set1_ps(std::numeric_limits<float>::infinity());
   __m128i best_index = _mm_setzero_si128();
@@ -128,8 +169,12 @@ struct Assignment {
 // Assigns every point to its nearest code word (labels[i]); per-point squared distances into distances when
 // non-null; per-chunk sums for the update step when accumulate. Chunk partials are reduced in chunk order.
 Assignment assign(const PointSet& points, const std::vector<Chunk>& chunks, const Eigen::MatrixXf& centroids,
-                  std::uint8_t* const* label_segments, std::vector<float>* distances, bool accumulate, int threads) {
-  const CodeWords code(centroids);
+                  std::uint8_t* const* label_segments, std::vector<float>* distances, bool accumulate, int threads,
+                  bool avx) {
+  CodeWords code(centroids);
+#if defined(__SSE2__) && defined(__GNUC__)
+  code.avx = avx && cpu_has_avx();
+#endif
   const int d = points.d;
   const int K = code.K;
   std::vector<Assignment> partial(chunks.size());
@@ -276,7 +321,8 @@ Trained run_kmeans(const PointSet& all, const std::vector<std::uint8_t*>& label_
   std::vector<float> distances(train.size());
   double previous = std::numeric_limits<double>::infinity();
   for (int it = 1; it <= config.max_iterations; ++it) {
-    Assignment a = assign(train, train_chunks, result.centroids, train_labels.data(), &distances, true, threads);
+    Assignment a =
+        assign(train, train_chunks, result.centroids, train_labels.data(), &distances, true, threads, config.avx);
     result.iterations = it;
     const double mse = a.squared_error / static_cast<double>(train.size());
     for (int k = 0; k < K; ++k) {
@@ -298,7 +344,7 @@ Trained run_kmeans(const PointSet& all, const std::vector<std::uint8_t*>& label_
   }
   // One final assignment of every point with the trained code words.
   const Assignment final_assignment =
-      assign(all, make_chunks(all), result.centroids, label_segments.data(), nullptr, false, threads);
+      assign(all, make_chunks(all), result.centroids, label_segments.data(), nullptr, false, threads, config.avx);
   result.mse = final_assignment.squared_error / static_cast<double>(all.size());
   return result;
 }

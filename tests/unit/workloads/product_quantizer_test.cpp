@@ -70,6 +70,24 @@ TEST(KMeans, SameSeedSameResultWithOneOrTwoThreads) {
   EXPECT_FALSE(one.centroids == other_seed.centroids);
 }
 
+TEST(KMeans, AvxKernelChoosesTheSameCodeWordsAsSse2) {
+  SeededRandom random(5);
+  Eigen::MatrixXf points(8, 20000);
+  for (int i = 0; i < points.size(); ++i) points.data()[i] = static_cast<float>(random.unit());
+  // Duplicate points make ties between code words likely after seeding: the lowest index must win in both.
+  points.rightCols(1000) = points.leftCols(1000);
+  KMeansConfig config;
+  config.clusters = 100;  // not a multiple of 8: padded code words must never win
+  config.max_iterations = 4;
+  config.avx = false;
+  const KMeansResult sse2 = kmeans(points, config);
+  config.avx = true;
+  const KMeansResult avx = kmeans(points, config);
+  EXPECT_EQ(sse2.labels, avx.labels);
+  EXPECT_TRUE(sse2.centroids == avx.centroids);
+  EXPECT_EQ(sse2.mse, avx.mse);
+}
+
 TEST(KMeans, TrainingOnASampleStillAssignsEveryPoint) {
   Eigen::MatrixXf centres;
   const Eigen::MatrixXf points = planted_points(&centres);  // 640 points
