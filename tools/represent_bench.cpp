@@ -19,7 +19,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 void print_row(const RepresentationQuality& q) {
-  std::printf("%-10s %4d %5d %4d %12.4f %12.6f %9.1f\n", q.representation.c_str(), q.d, q.r, q.K,
+  std::printf("%-14s %4d %5d %4d %12.4f %12.6f %9.1f\n", q.representation.c_str(), q.d, q.r, q.K,
               q.bits_per_weight, q.nmse, q.build_seconds);
 }
 
@@ -81,7 +81,8 @@ void run_represent_bench(const RepresentBenchOptions& o) {
   std::printf("NMSE evaluation     %8.1f s   hybrid NMSE %.6f\n", nmse_s, nmse);
   if (o.compare) {
     const std::vector<RepresentationQuality> rows = compare_representations(weights, calibration, evaluation, model, settings);
-    std::printf("\nrepresentation        d     r    K  bits/weight         nmse   build_s\n");
+    std::printf("\n%-14s %4s %5s %4s %12s %12s %9s\n", "representation", "d", "r", "K", "bits/weight", "nmse",
+                "build_s");
     for (const auto& q : rows) print_row(q);
   }
   rusage usage{};

@@ -1,6 +1,7 @@
 // `stasim represent`: builds the hybrid LR+VQ representation of one layer's gate/up expert weights (a checkpoint
 // or a seeded synthetic layer), and prints bits/weight and NMSE of hybrid, VQ-only and LR-only at matched storage
 // rates (workloads/matched_rate.hpp); optionally writes B, J_e, D, C_e to a .safetensors file.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -43,7 +44,8 @@ struct RepresentOptions {
   std::string json;
 };
 
-// "synthetic" or "synthetic:key=value,key=value" → the key/value pairs; nullopt-like empty name when not synthetic.
+// "synthetic" or "synthetic:key=value,key=value": true, and the key/value pairs into keys; false for anything
+// else (a file name).
 bool parse_spec(const std::string& text, const std::string& option, std::map<std::string, std::string>* keys) {
   const std::string prefix = "synthetic";
   if (text.rfind(prefix, 0) != 0 || (text.size() > prefix.size() && text[prefix.size()] != ':')) return false;

@@ -4,11 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "sim/input_error.hpp"
+#include "workloads/code_word_search.hpp"
 #include "workloads/parallel_chunks.hpp"
 #include "workloads/seeded_random.hpp"
 
@@ -46,75 +43,6 @@ std::vector<Chunk> make_chunks(const PointSet& points) {
   return chunks;
 }
 
-// Code words laid out for the distance kernel: dim-major (value j of code word k at j·Kpad + k), K padded to a
-// multiple of 4 with copies that can never win (norm +inf).
-struct CodeWords {
-  int d = 0;
-  int K = 0;
-  int padded = 0;
-  std::vector<float> dim_major;
-  std::vector<float> norms;  // ‖c_k‖²
-
-  CodeWords(const Eigen::MatrixXf& centroids) : d(static_cast<int>(centroids.rows())), K(static_cast<int>(centroids.cols())) {
-    padded = (K + 3) / 4 * 4;
-    dim_major.assign(static_cast<std::size_t>(d) * padded, 0.0f);
-    norms.assign(padded, std::numeric_limits<float>::infinity());
-    for (int k = 0; k < K; ++k) {
-      float n = 0.0f;
-      for (int j = 0; j < d; ++j) {
-        dim_major[static_cast<std::size_t>(j) * padded + k] = centroids(j, k);
-        n += centroids(j, k) * centroids(j, k);
-      }
-      norms[k] = n;
-    }
-  }
-};
-
-// argmin_k ‖c_k‖² − 2 x·c_k (the GEMM form of ‖x − c_k‖² without the constant ‖x‖²); ties go to the lowest k.
-// Returns the index and writes the minimised value.
-int nearest(const CodeWords& c, const float* x, float* best_value) {
-#if defined(__SSE2__)
-  __m128 best = _mm_set1_ps(std::numeric_limits<float>::infinity());
-  __m128i best_index = _mm_setzero_si128();
-  __m128i index = _mm_setr_epi32(0, 1, 2, 3);
-  const __m128i four = _mm_set1_epi32(4);
-  float minus_two_x[64];
-  for (int j = 0; j < c.d; ++j) minus_two_x[j] = -2.0f * x[j];
-  for (int k = 0; k < c.padded; k += 4) {
-    __m128 acc = _mm_loadu_ps(&c.norms[k]);
-    for (int j = 0; j < c.d; ++j)
-      acc = _mm_add_ps(acc, _mm_mul_ps(_mm_set1_ps(minus_two_x[j]), _mm_loadu_ps(&c.dim_major[static_cast<std::size_t>(j) * c.padded + k])));
-    const __m128 better = _mm_cmplt_ps(acc, best);
-    best = _mm_min_ps(acc, best);
-    const __m128i mask = _mm_castps_si128(better);
-    best_index = _mm_or_si128(_mm_and_si128(mask, index), _mm_andnot_si128(mask, best_index));
-    index = _mm_add_epi32(index, four);
-  }
-  alignas(16) float values[4];
-  alignas(16) std::int32_t indices[4];
-  _mm_store_ps(values, best);
-  _mm_store_si128(reinterpret_cast<__m128i*>(indices), best_index);
-  int winner = 0;
-  for (int lane = 1; lane < 4; ++lane)
-    if (values[lane] < values[winner] || (values[lane] == values[winner] && indices[lane] < indices[winner])) winner = lane;
-  *best_value = values[winner];
-  return indices[winner];
-#else
-  int winner = 0;
-  float best = std::numeric_limits<float>::infinity();
-  for (int k = 0; k < c.K; ++k) {
-    float acc = c.norms[k];
-    for (int j = 0; j < c.d; ++j) acc += (-2.0f * x[j]) * c.dim_major[static_cast<std::size_t>(j) * c.padded + k];
-    if (acc < best) {
-      best = acc;
-      winner = k;
-    }
-  }
-  *best_value = best;
-  return winner;
-#endif
-}
-
 float squared_distance(const float* x, const float* c, int d) {
   float n = 0.0f;
   for (int j = 0; j < d; ++j) n += (x[j] - c[j]) * (x[j] - c[j]);
@@ -131,10 +59,11 @@ struct Assignment {
 // Assigns every point to its nearest code word (labels[i]); per-point squared distances into distances when
 // non-null; per-chunk sums for the update step when accumulate. Chunk partials are reduced in chunk order.
 Assignment assign(const PointSet& points, const std::vector<Chunk>& chunks, const Eigen::MatrixXf& centroids,
-                  std::uint8_t* const* label_segments, std::vector<float>* distances, bool accumulate, int threads) {
-  const CodeWords code(centroids);
+                  std::uint8_t* const* label_segments, std::vector<float>* distances, bool accumulate, int threads,
+                  bool avx) {
+  const CodeWordSearch code(centroids, avx);
   const int d = points.d;
-  const int K = code.K;
+  const int K = static_cast<int>(centroids.cols());
   std::vector<Assignment> partial(chunks.size());
   parallel_chunks(static_cast<std::int64_t>(chunks.size()), threads, [&](std::int64_t ci) {
     const Chunk& chunk = chunks[ci];
@@ -146,9 +75,7 @@ Assignment assign(const PointSet& points, const std::vector<Chunk>& chunks, cons
     std::uint8_t* labels = label_segments[chunk.first / points.per_segment] + chunk.first % points.per_segment;
     const float* x = points.point(chunk.first);
     for (std::int64_t i = 0; i < chunk.count; ++i, x += d) {
-      float value;
-      const int k = nearest(code, x, &value);
-      (void)value;
+      const int k = code.nearest(x);
       // The GEMM form picks the winner; its error is recomputed directly, since ‖x‖² + (‖c‖² − 2x·c) cancels
       // badly in float when the points sit far from the origin.
       const float error = squared_distance(x, &centroids(0, k), d);
@@ -281,7 +208,8 @@ Trained run_kmeans(const PointSet& all, const std::vector<std::uint8_t*>& label_
   std::vector<float> distances(train.size());
   double previous = std::numeric_limits<double>::infinity();
   for (int it = 1; it <= config.max_iterations; ++it) {
-    Assignment a = assign(train, train_chunks, result.centroids, train_labels.data(), &distances, true, threads);
+    Assignment a =
+        assign(train, train_chunks, result.centroids, train_labels.data(), &distances, true, threads, config.avx);
     result.iterations = it;
     const double mse = a.squared_error / static_cast<double>(train.size());
     for (int k = 0; k < K; ++k) {
@@ -303,7 +231,7 @@ Trained run_kmeans(const PointSet& all, const std::vector<std::uint8_t*>& label_
   }
   // One final assignment of every point with the trained code words.
   const Assignment final_assignment =
-      assign(all, make_chunks(all), result.centroids, label_segments.data(), nullptr, false, threads);
+      assign(all, make_chunks(all), result.centroids, label_segments.data(), nullptr, false, threads, config.avx);
   result.mse = final_assignment.squared_error / static_cast<double>(all.size());
   return result;
 }
