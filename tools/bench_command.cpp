@@ -13,6 +13,7 @@
 #include "sim/simulate.hpp"
 #include "tools/cli.hpp"
 #include "tools/decode_run.hpp"
+#include "tools/represent_bench.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -24,6 +25,8 @@ struct BenchOptions {
   bool decode = false;
   std::string model = "qwen3-30b-a3b";
   std::string dataflow = "cardan";
+  bool represent = false;
+  RepresentBenchOptions representation;
 };
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -67,6 +70,12 @@ void run_decode_bench(const BenchOptions& o) {
 
 void run_bench(const BenchOptions& o) {
   if (o.decode) return run_decode_bench(o);
+  if (o.represent) {
+    RepresentBenchOptions r = o.representation;
+    r.model = o.model;
+    r.seed = o.seed;
+    return run_represent_bench(r);
+  }
   HardwareConfig hw = load_hardware(resolve_config_path(o.hw));
   if (hw.lnc < 2) throw InputError(o.hw + ": lnc: the benchmark needs a config with at least 2 simulated cores");
   auto t0 = std::chrono::steady_clock::now();
@@ -114,6 +123,17 @@ void register_bench_command(CLI::App& app) {
   sub->add_flag("--decode", opts->decode, "time a full decode step of a shipped model instead of the random DAG");
   sub->add_option("--model", opts->model, "model of --decode")->capture_default_str();
   sub->add_option("--dataflow", opts->dataflow, "dataflow of --decode")->capture_default_str();
+  sub->add_flag("--represent", opts->represent,
+                "time building the hybrid LR+VQ representation of one synthetic --model-shaped layer instead");
+  sub->add_option("--d", opts->representation.d, "VQ block length of --represent")->capture_default_str();
+  sub->add_option("--r", opts->representation.r, "LR rank of --represent")->capture_default_str();
+  sub->add_option("--K", opts->representation.K, "code words of --represent")->capture_default_str();
+  sub->add_option("--train-blocks", opts->representation.training_blocks,
+                  "k-means training sample of --represent (0 = all blocks)")->capture_default_str();
+  sub->add_option("--threads", opts->representation.threads, "threads of --represent (0 = all cores)")
+      ->capture_default_str();
+  sub->add_flag("--compare", opts->representation.compare,
+                "with --represent: also build VQ-only and LR-only at the matched storage rate");
   sub->callback([opts] { run_bench(*opts); });
 }
 

@@ -33,6 +33,15 @@ std::string scalar(const YAML::Node& node, const std::string& where) {
   return node.Scalar();
 }
 
+// `meaning` says what the number is, for the message when it is negative.
+std::int64_t non_negative_int(const YAML::Node& node, const std::string& where, const std::string& meaning) {
+  std::int64_t value = 0;
+  if (!node.IsScalar() || !parse_int(node.Scalar(), value))
+    throw InputError(where + ": expected an integer, got " + (node.IsScalar() ? "'" + node.Scalar() + "'" : "a list or mapping"));
+  if (value < 0) throw InputError(where + ": must not be negative (" + meaning + ")");
+  return value;
+}
+
 std::vector<std::string> string_list(const YAML::Node& node, const std::string& where) {
   std::vector<std::string> out;
   if (node.IsScalar()) {
@@ -100,7 +109,8 @@ SweepSpec load_sweep(const std::string& path) {
   YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw InputError(path + ": a sweep is a mapping (models, dataflows, d, r, K, ...)");
   static const std::vector<std::string> known = {"models", "dataflows", "hw", "batch", "d", "r",
-                                                 "K", "vary", "layers", "down_schedule"};
+                                                 "K", "vary", "layers", "down_schedule",
+                                                 "weights", "weights_layer"};
   SweepSpec spec;
   for (const auto& entry : root) {
     std::string key = entry.first.as<std::string>();
@@ -114,12 +124,10 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "d") spec.d = int_list(v, where);
       else if (key == "r") spec.r = int_list(v, where);
       else if (key == "K") spec.K = int_list(v, where);
-      else if (key == "layers") {
-        if (!v.IsScalar() || !parse_int(v.Scalar(), spec.layers))
-          throw InputError(where + ": expected an integer, got " + (v.IsScalar() ? "'" + v.Scalar() + "'" : "a list or mapping"));
-        if (spec.layers < 0) throw InputError(where + ": must not be negative (0 = all layers)");
-      }
+      else if (key == "layers") spec.layers = non_negative_int(v, where, "0 = all layers");
       else if (key == "down_schedule") spec.down = scalar(v, where);
+      else if (key == "weights") spec.weights = scalar(v, where);
+      else if (key == "weights_layer") spec.weights_layer = non_negative_int(v, where, "a layer index");
       else if (key == "vary") {
         if (!v.IsMap()) throw InputError(where + ": expected a mapping of config key -> values");
         for (const auto& kv : v)
@@ -145,8 +153,9 @@ std::string SweepPoint::vary_text() const {
 }
 
 std::string SweepPoint::group() const {
+  // Without weights the key is what it was before quality columns existed, so older outputs still resume.
   return "model=" + model + "|hw=" + hw + "|batch=" + std::to_string(batch) + "|layers=" + std::to_string(layers) +
-         "|down=" + down + "|vary=" + vary_text();
+         "|down=" + down + "|vary=" + vary_text() + (weights.empty() ? "" : "|weights=" + weights);
 }
 
 std::string SweepPoint::key() const {

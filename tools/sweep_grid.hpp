@@ -29,9 +29,13 @@ struct SweepSpec {
   std::vector<std::pair<std::string, std::vector<std::string>>> vary;  // config key -> values
   std::int64_t layers = 0;
   std::string down = "weight-sbuf";
+  // Quality columns (tools/sweep_quality.hpp): a checkpoint path or "synthetic[:key=value,...]", "" = none.
+  std::string weights;
+  std::int64_t weights_layer = -1;  // the layer whose experts are compressed; -1: the model's first MoE layer
 };
 
-// Reads a sweep YAML (keys: models, dataflows, hw, batch, d, r, K, vary, layers, down_schedule; integer lists
+// Reads a sweep YAML (keys: models, dataflows, hw, batch, d, r, K, vary, layers, down_schedule, weights,
+// weights_layer; integer lists
 // may be YAML lists or range strings). Unknown keys are errors with a did-you-mean.
 SweepSpec load_sweep(const std::string& path);
 
@@ -46,6 +50,7 @@ struct SweepPoint {
   std::vector<std::string> sets;  // the vary assignments, key=value
   std::int64_t layers = 0;
   std::string down;
+  std::string weights;  // the quality source with its layer ("synthetic@0"), "" without quality columns
 
   std::string vary_text() const;  // "core.dma.engines=8;model.x=1", empty without --vary
   std::string key() const;        // every input, "model=...|dataflow=...|..."

@@ -41,6 +41,7 @@ SweepRow inputs_row(const SweepPoint& p) {
   if (!p.sets.empty()) row["vary"] = p.vary_text();
   row["layers"] = p.layers;
   row["down_schedule"] = p.down;
+  if (!p.weights.empty()) row["weights"] = p.weights;
   return row;
 }
 

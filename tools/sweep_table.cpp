@@ -24,12 +24,13 @@ const std::vector<Column>& columns() {
   static const std::vector<Column> list = {
       {"point", Cell::number}, {"key", Cell::text}, {"model", Cell::text}, {"dataflow", Cell::text},
       {"hw", Cell::text}, {"batch", Cell::number}, {"d", Cell::number}, {"r", Cell::number}, {"K", Cell::number},
-      {"vary", Cell::text}, {"layers", Cell::number}, {"down_schedule", Cell::text}, {"status", Cell::text},
-      {"reason", Cell::text}, {"tpot_us", Cell::number}, {"bits_per_weight", Cell::number},
-      {"speedup_vs_dense", Cell::number}, {"critical_engine", Cell::text}, {"tensor_active_us", Cell::number},
+      {"vary", Cell::text}, {"layers", Cell::number}, {"down_schedule", Cell::text}, {"weights", Cell::text},
+      {"status", Cell::text}, {"reason", Cell::text}, {"tpot_us", Cell::number}, {"bits_per_weight", Cell::number},
+      {"nmse", Cell::number}, {"quality_bits_per_weight", Cell::number}, {"speedup_vs_dense", Cell::number}, {"critical_engine", Cell::text}, {"tensor_active_us", Cell::number},
       {"vector_active_us", Cell::number}, {"scalar_active_us", Cell::number}, {"gpsimd_active_us", Cell::number},
       {"collective_active_us", Cell::number}, {"dma_active_us", Cell::number}, {"hbm_read_bytes", Cell::number},
       {"hbm_write_bytes", Cell::number}, {"gpsimd_instructions", Cell::number}, {"pareto", Cell::number},
+      {"pareto_quality", Cell::number},
   };
   return list;
 }
@@ -125,6 +126,7 @@ std::vector<SweepRow> read_sweep_rows(const std::string& path) {
   std::string line;
   int number = 0;
   std::vector<std::string> header;
+  std::vector<const Column*> header_columns;
   while (std::getline(in, line)) {
     ++number;
     std::string where = path + ":" + std::to_string(number);
@@ -140,14 +142,24 @@ std::vector<SweepRow> read_sweep_rows(const std::string& path) {
     }
     std::vector<std::string> cells = parse_csv_line(line, where);
     if (header.empty()) {
+      // Columns are matched by name, so a file written before a column existed (e.g. without the quality
+      // columns) still reads; its missing cells are empty.
+      for (const std::string& name : cells) {
+        auto known = std::find_if(columns().begin(), columns().end(), [&](const Column& c) { return name == c.name; });
+        if (known == columns().end())
+          throw InputError(where + ": not a stasim sweep CSV (unexpected header column '" + name + "')");
+        header_columns.push_back(&*known);
+      }
       header = cells;
-      if (header != sweep_columns()) throw InputError(where + ": not a stasim sweep CSV (unexpected header)");
+      if (std::find(header.begin(), header.end(), "key") == header.end())
+        throw InputError(where + ": not a stasim sweep CSV (no key column)");
       continue;
     }
     if (cells.size() != header.size()) continue;  // a line cut by a killed sweep
     SweepRow row = nlohmann::json::object();
+    for (const Column& c : columns()) row[c.name] = nullptr;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-      const Column& c = columns()[i];
+      const Column& c = *header_columns[i];
       if (cells[i].empty()) row[c.name] = nullptr;
       else if (c.type == Cell::text) row[c.name] = cells[i];
       else {
@@ -187,6 +199,7 @@ void finalize(std::vector<SweepRow>& rows) {
     SweepRow& row = rows[i];
     row["speedup_vs_dense"] = nullptr;
     row["pareto"] = nullptr;
+    row["pareto_quality"] = nullptr;
     if (!ok(row)) continue;
     auto base = dense_tpot.find(group_of(row));
     double tpot = row["tpot_us"].get<double>();
@@ -207,6 +220,24 @@ void finalize(std::vector<SweepRow>& rows) {
         }
       }
       rows[i]["pareto"] = dominated ? 0 : 1;
+    }
+  }
+  // The quality–latency front: (nmse, TPOT), both minimized, among the points of the group with an nmse.
+  for (const auto& [group, members] : groups) {
+    auto has_nmse = [&](std::size_t i) { return rows[i].value("nmse", nlohmann::json()).is_number(); };
+    for (std::size_t i : members) {
+      if (!has_nmse(i)) continue;
+      double nmse = rows[i]["nmse"].get<double>(), tpot = rows[i]["tpot_us"].get<double>();
+      bool dominated = false;
+      for (std::size_t j : members) {
+        if (!has_nmse(j)) continue;
+        double q = rows[j]["nmse"].get<double>(), t = rows[j]["tpot_us"].get<double>();
+        if (q <= nmse && t <= tpot && (q < nmse || t < tpot)) {
+          dominated = true;
+          break;
+        }
+      }
+      rows[i]["pareto_quality"] = dominated ? 0 : 1;
     }
   }
 }

@@ -2,8 +2,9 @@
 // lines, chosen by the file's extension (.jsonl / .json = JSON lines, anything else CSV). Cells are typed JSON
 // values rounded once when the point ran, so reading a file back and writing it again gives the same bytes
 // (which is what lets --resume and merge reuse rows). finalize() fills the columns that compare points:
-// speedup_vs_dense (against the dense row of the same group) and pareto (not dominated in bits/weight and TPOT
-// within the group).
+// speedup_vs_dense (against the dense row of the same group), pareto (not dominated in bits/weight and TPOT
+// within the group) and, for rows with an nmse (`sweep --weights`), pareto_quality (not dominated in NMSE and
+// TPOT: the quality–latency front). A CSV is read by its header's column names, so older files still merge.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -153,6 +153,17 @@ void read_model(ConfigReader& top, ModelSpec& m) {
       .optional("dtype", m.deployment.dtype);
   dep.finish();
 
+  ConfigReader weights = optional_section(top, "weights");
+  weights.optional("gate", m.weights.gate)
+      .optional("up", m.weights.up)
+      .optional("down", m.weights.down)
+      .optional("gate_up", m.weights.gate_up);
+  const std::pair<const char*, const std::string*> patterns[] = {
+      {"gate", &m.weights.gate}, {"up", &m.weights.up}, {"down", &m.weights.down}, {"gate_up", &m.weights.gate_up}};
+  for (const auto& [key, pattern] : patterns)
+    if (weights.has(key) && !pattern_problem(*pattern).empty()) weights.problem(key, pattern_problem(*pattern));
+  weights.finish();
+
   top.finish();
 }
 
@@ -300,6 +311,7 @@ std::vector<ConfigProblem> ModelSpec::validate() const {
   need(router.topk_groups >= 1 && router.topk_groups <= router.groups, "router.topk_groups",
        "must be between 1 and router.groups = " + num(router.groups));
 
+  for (auto& p : weights.validate(gated)) out.push_back(std::move(p));
   for (auto& p : deployment_problems(*this, deployment)) out.push_back(std::move(p));
   return out;
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/weight_patterns.hpp"
+
 namespace stasim {
 
 enum class Activation { swiglu, geglu, relu2 };
@@ -121,6 +123,7 @@ struct ModelSpec {
   MambaSpec mamba;
   RouterSpec router;
   Deployment deployment;
+  WeightPatterns weights;  // tensor names of the expert weights in the checkpoint (empty: none known)
 
   // Every cross-field problem at once (empty when valid), including the default deployment's.
   std::vector<ConfigProblem> validate() const;
