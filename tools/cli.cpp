@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
   register_golden_commands(app);
   register_sweep_commands(app);
   register_calibration_commands(app);
+  register_weights_commands(app);
   register_represent_command(app);
   try {
     app.parse(argc, argv);

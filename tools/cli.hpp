@@ -27,6 +27,7 @@ void register_decode_commands(CLI::App& app);       // run, compare (run_command
 void register_golden_commands(CLI::App& app);       // goldens (goldens_command.cpp)
 void register_sweep_commands(CLI::App& app);        // sweep, merge (sweep_command.cpp)
 void register_calibration_commands(CLI::App& app);  // calibrate, validate (calibrate_command.cpp)
+void register_weights_commands(CLI::App& app);      // export-weights (weights_command.cpp)
 void register_represent_command(CLI::App& app);     // represent (represent_command.cpp)
 
 }  // namespace stasim::cli

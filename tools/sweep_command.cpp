@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -14,6 +16,7 @@
 #include "tools/cli.hpp"
 #include "tools/decode_run.hpp"
 #include "tools/sweep_grid.hpp"
+#include "tools/sweep_quality.hpp"
 #include "tools/sweep_runner.hpp"
 #include "tools/sweep_table.hpp"
 
@@ -28,6 +31,9 @@ struct SweepOptions {
   std::string shard;
   std::string out;
   bool resume = false;
+  std::string weights;
+  std::int64_t weights_layer = -1;
+  std::int64_t weights_experts = 0;
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -63,6 +69,8 @@ SweepSpec build_spec(const SweepOptions& o) {
   if (!o.batch.empty()) spec.batch = parse_int_list(o.batch, "--batch");
   if (!o.down.empty()) spec.down = o.down;
   if (o.layers >= 0) spec.layers = o.layers;
+  if (!o.weights.empty()) spec.weights = o.weights;
+  if (o.weights_layer >= 0) spec.weights_layer = o.weights_layer;
   for (const std::string& v : o.vary) spec.vary.push_back(parse_vary(v));
   if (spec.models.empty()) throw InputError("--models: name at least one model");
   if (spec.dataflows.empty()) throw InputError("--dataflows: name at least one dataflow");
@@ -96,6 +104,33 @@ void parse_shard(const std::string& text, std::size_t& index, std::size_t& count
   if (count == 0 || index >= count) throw InputError("--shard '" + text + "': expected i/N with 0 <= i < N");
 }
 
+// A number printed with 6 significant digits and read back: the short decimal a file keeps, the same on resume.
+double six_digits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return std::strtod(text, nullptr);
+}
+
+// Quality cells (nmse, quality_bits_per_weight) per point key, each representation built once. A
+// representation that does not fit the measured layer leaves its points without an nmse and says why.
+std::map<std::string, SweepRow> quality_cells(const std::vector<SweepPoint>& points, SweepQuality& quality,
+                                              std::map<std::string, ModelSpec>& models, const DataflowRegistry& registry) {
+  std::map<std::string, SweepRow> cells;
+  std::map<std::string, std::string> failed;  // representation -> reason, reported once
+  for (const SweepPoint& p : points) {
+    Representation rep = registry.find(p.dataflow).representation(p.d, p.r, p.K);
+    try {
+      LayerQuality q = quality.quality(models.at(p.model), rep);
+      cells[p.key()] = {{"nmse", six_digits(q.nmse)}, {"quality_bits_per_weight", std::round(q.bits_per_weight * 1e4) / 1e4}};
+    } catch (const InputError& e) {
+      std::string what = p.model + " " + rep.describe();
+      if (failed.emplace(what, e.what()).second)
+        std::fprintf(stderr, "quality: %s: no nmse (%s)\n", what.c_str(), e.what());
+    }
+  }
+  return cells;
+}
+
 void run_sweep(const SweepOptions& o) {
   DataflowRegistry registry;
   register_builtin(registry);
@@ -103,6 +138,17 @@ void run_sweep(const SweepOptions& o) {
   check_spec(spec, registry);
   std::vector<SweepPoint> grid = expand(spec, dense_like);
   if (grid.empty()) throw InputError("the grid is empty");
+  int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::unique_ptr<SweepQuality> quality;
+  std::map<std::string, ModelSpec> models;
+  if (!spec.weights.empty()) {
+    WeightsSource source = WeightsSource::parse(spec.weights);
+    source.experts = static_cast<int>(o.weights_experts);
+    quality = std::make_unique<SweepQuality>(source, spec.weights_layer, jobs);
+    for (const std::string& name : spec.models) models.emplace(name, load_model(resolve_model(name)));
+    for (const auto& item : models) quality->load(item.second);
+    for (SweepPoint& p : grid) p.weights = quality->label(models.at(p.model));
+  }
   std::size_t shard = 0, shards = 1;
   if (!o.shard.empty()) parse_shard(o.shard, shard, shards);
   std::vector<SweepPoint> mine;
@@ -132,9 +178,12 @@ void run_sweep(const SweepOptions& o) {
   if (cut_line) out << '\n';
   out.flush();
 
-  int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto begin = std::chrono::steady_clock::now();
+  std::map<std::string, SweepRow> cells;
+  if (quality) cells = quality_cells(todo, *quality, models, registry);
   run_points(todo, jobs, ::isatty(STDERR_FILENO) == 1, registry, [&](SweepRow row) {
+    auto found = cells.find(row.value("key", std::string()));
+    if (found != cells.end() && row.value("status", std::string()) == "ok") row.update(found->second);
     out << row_line(row, jsonl) << '\n';
     out.flush();  // a killed sweep loses only the points in flight
   });
@@ -147,7 +196,7 @@ void run_sweep(const SweepOptions& o) {
 
   std::set<std::string> mine_keys;
   for (const SweepPoint& p : mine) mine_keys.insert(p.key());
-  std::size_t ok = 0, invalid = 0, errors = 0, front = 0;
+  std::size_t ok = 0, invalid = 0, errors = 0, front = 0, quality_front = 0;
   std::string first_reason;
   for (const SweepRow& row : rows) {
     if (!mine_keys.count(row.value("key", std::string()))) continue;
@@ -156,12 +205,15 @@ void run_sweep(const SweepOptions& o) {
     invalid += status == "invalid";
     errors += status == "error";
     front += row["pareto"] == 1;
+    quality_front += row["pareto_quality"] == 1;
     if (status != "ok" && first_reason.empty()) first_reason = row.value("reason", std::string());
   }
+  std::string fronts = std::to_string(front) + " on the Pareto front" +
+                       (quality ? ", " + std::to_string(quality_front) + " on the quality-latency front" : "");
   std::printf("sweep: %zu points%s, %zu run now with %d jobs in %.1f s, %zu resumed; ok %zu, invalid %zu, error %zu; "
-              "%zu on the Pareto front; wrote %s\n",
+              "%s; wrote %s\n",
               mine.size(), shards > 1 ? (" (shard " + o.shard + " of " + std::to_string(grid.size()) + ")").c_str() : "",
-              todo.size(), jobs, seconds, mine.size() - todo.size(), ok, invalid, errors, front, o.out.c_str());
+              todo.size(), jobs, seconds, mine.size() - todo.size(), ok, invalid, errors, fronts.c_str(), o.out.c_str());
   if (ok == 0) throw InputError("no valid point in the grid (first reason: " + first_reason + ")");
 }
 
@@ -202,6 +254,11 @@ void register_sweep_commands(CLI::App& app) {
   sub->add_option("--shard", o->shard, "run only the points with index % N == i (i/N, 0 <= i < N)");
   sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines")->required();
   sub->add_flag("--resume", o->resume, "skip the points already in --out");
+  sub->add_option("--weights", o->weights,
+                  "add quality columns (nmse): a checkpoint (.safetensors, index JSON or directory; names from the model "
+                  "YAML's weights:) or synthetic[:hidden=256,intermediate=128,experts=8,seed=1,...]");
+  sub->add_option("--weights-layer", o->weights_layer, "the layer --weights compresses (default: the first MoE layer)");
+  sub->add_option("--weights-experts", o->weights_experts, "read only the first N experts of a checkpoint (default: all)");
   sub->callback([o] { run_sweep(*o); });
 
   auto m = std::make_shared<MergeOptions>();

@@ -29,15 +29,19 @@ void write_layer_weights(const ModelSpec& model, const LayerWeights& weights, co
     throw InputError(path + ": the layer is H " + std::to_string(weights.hidden) + " × I " + std::to_string(weights.intermediate) +
                      " but " + model.name + " has H " + std::to_string(model.hidden) + ", I " +
                      std::to_string(model.expert_intermediate));
+  if (model.weights.empty()) expert_tensor(model, "up", weights.layer, 0);  // throws: the model has no patterns
   if (shards < 1 || shards > model.experts)
     throw InputError("shards " + std::to_string(shards) + ": expected 1.." + std::to_string(model.experts));
   const std::int64_t E = model.experts;
   std::map<std::string, PendingTensor> tensors;
   for (const ProjectionWeights& projection : weights.projections) {
-    if (static_cast<std::int64_t>(projection.experts.size()) != E)
-      throw InputError(path + ": the " + projection.name + " projection has " + std::to_string(projection.experts.size()) +
-                       " experts, " + model.name + " has " + std::to_string(E));
-    for (int e = 0; e < E; ++e) {
+    // Per-expert tensors may stop after the first experts (a demo checkpoint); a fused tensor holds all E.
+    const std::int64_t count = static_cast<std::int64_t>(projection.experts.size());
+    const bool stacked = !pattern_has_expert(model.weights.pattern_of(projection.name));
+    if (count > E || count == 0 || (stacked && count != E))
+      throw InputError(path + ": the " + projection.name + " projection has " + std::to_string(count) + " experts; " +
+                       model.name + " has " + std::to_string(E) + (stacked ? " and stores them in one tensor" : ""));
+    for (int e = 0; e < count; ++e) {
       ExpertTensorRef ref = expert_tensor(model, projection.name, weights.layer, e);
       PendingTensor& t = tensors[ref.name];
       if (t.values.empty()) {
@@ -45,7 +49,7 @@ void write_layer_weights(const ModelSpec& model, const LayerWeights& weights, co
         std::int64_t n = 1;
         for (std::int64_t dim : ref.shape) n *= dim;
         t.values.assign(static_cast<size_t>(n), 0.0f);
-        t.shard = static_cast<int>(e * shards / E);
+        t.shard = static_cast<int>(e * shards / count);
       }
       // Column-major W (H×I, or I×H for down) is exactly the row-major [I, H] ([H, I]) PyTorch tensor.
       const Eigen::MatrixXf& w = projection.experts[static_cast<size_t>(e)];

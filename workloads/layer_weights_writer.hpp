@@ -13,8 +13,9 @@
 namespace stasim {
 
 // `path`: the .safetensors file (shards = 1) or the directory to fill (shards > 1, experts spread evenly over
-// model-0000i-of-0000n.safetensors). `weights` must have the model's H, I and all E experts of each projection
-// it holds. InputError when the shapes or the patterns do not fit.
+// model-0000i-of-0000n.safetensors). `weights` must have the model's H and I, and all E experts when the model
+// stores them fused; per-expert tensors may cover only the first experts (a small demo checkpoint, read with
+// load_layer_weights(..., experts)). InputError when the shapes or the patterns do not fit.
 void write_layer_weights(const ModelSpec& model, const LayerWeights& weights, const std::string& path,
                          TensorDtype dtype = TensorDtype::bf16, int shards = 1);
 
