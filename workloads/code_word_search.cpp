@@ -4,24 +4,14 @@
 #include <limits>
 
 #if defined(__SSE2__)
-#include <immintrin.h>
+#include <emmintrin.h>
 #endif
 
 namespace stasim {
-namespace {
 
-#if defined(__SSE2__) && defined(__GNUC__)
-bool cpu_has_avx() {
-  static const bool has = __builtin_cpu_supports("avx");
-  return has;
-}
-#endif
-
-}  // namespace
-
-CodeWordSearch::CodeWordSearch(const Eigen::MatrixXf& centroids, bool allow_avx)
+CodeWordSearch::CodeWordSearch(const Eigen::MatrixXf& centroids)
     : d_(static_cast<int>(centroids.rows())), K_(static_cast<int>(centroids.cols())) {
-  padded_ = (K_ + 7) / 8 * 8;
+  padded_ = (K_ + 3) / 4 * 4;
   dim_major_.assign(static_cast<std::size_t>(d_) * padded_, 0.0f);
   norms_.assign(padded_, std::numeric_limits<float>::infinity());
   for (int k = 0; k < K_; ++k) {
@@ -32,45 +22,9 @@ CodeWordSearch::CodeWordSearch(const Eigen::MatrixXf& centroids, bool allow_avx)
     }
     norms_[k] = n;
   }
-#if defined(__SSE2__) && defined(__GNUC__)
-  avx_ = allow_avx && cpu_has_avx();
-#endif
 }
 
-int CodeWordSearch::nearest(const float* x) const { return avx_ ? nearest_avx(x) : nearest_sse2(x); }
-
-#if defined(__SSE2__) && defined(__GNUC__)
-__attribute__((target("avx"))) int CodeWordSearch::nearest_avx(const float* x) const {
-  __m256 best = _mm256_set1_ps(std::numeric_limits<float>::infinity());
-  __m256 best_index = _mm256_setzero_ps();  // indices as floats: exact below 2^24
-  __m256 index = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256 eight = _mm256_set1_ps(8.0f);
-  float minus_two_x[64];
-  for (int j = 0; j < d_; ++j) minus_two_x[j] = -2.0f * x[j];
-  for (int k = 0; k < padded_; k += 8) {
-    __m256 acc = _mm256_loadu_ps(&norms_[k]);
-    for (int j = 0; j < d_; ++j)
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(minus_two_x[j]),
-                                             _mm256_loadu_ps(&dim_major_[static_cast<std::size_t>(j) * padded_ + k])));
-    const __m256 better = _mm256_cmp_ps(acc, best, _CMP_LT_OQ);
-    best = _mm256_min_ps(acc, best);
-    best_index = _mm256_blendv_ps(best_index, index, better);
-    index = _mm256_add_ps(index, eight);
-  }
-  alignas(32) float values[8];
-  alignas(32) float indices[8];
-  _mm256_store_ps(values, best);
-  _mm256_store_ps(indices, best_index);
-  int winner = 0;
-  for (int lane = 1; lane < 8; ++lane)
-    if (values[lane] < values[winner] || (values[lane] == values[winner] && indices[lane] < indices[winner])) winner = lane;
-  return static_cast<int>(indices[winner]);
-}
-#else
-int CodeWordSearch::nearest_avx(const float* x) const { return nearest_sse2(x); }
-#endif
-
-int CodeWordSearch::nearest_sse2(const float* x) const {
+int CodeWordSearch::nearest(const float* x) const {
 #if defined(__SSE2__)
   __m128 best = _mm_set1_ps(std::numeric_limits<float>::infinity());
   __m128i best_index = _mm_setzero_si128();

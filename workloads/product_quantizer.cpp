@@ -59,9 +59,8 @@ struct Assignment {
 // Assigns every point to its nearest code word (labels[i]); per-point squared distances into distances when
 // non-null; per-chunk sums for the update step when accumulate. Chunk partials are reduced in chunk order.
 Assignment assign(const PointSet& points, const std::vector<Chunk>& chunks, const Eigen::MatrixXf& centroids,
-                  std::uint8_t* const* label_segments, std::vector<float>* distances, bool accumulate, int threads,
-                  bool avx) {
-  const CodeWordSearch code(centroids, avx);
+                  std::uint8_t* const* label_segments, std::vector<float>* distances, bool accumulate, int threads) {
+  const CodeWordSearch code(centroids);
   const int d = points.d;
   const int K = static_cast<int>(centroids.cols());
   std::vector<Assignment> partial(chunks.size());
@@ -209,7 +208,7 @@ Trained run_kmeans(const PointSet& all, const std::vector<std::uint8_t*>& label_
   double previous = std::numeric_limits<double>::infinity();
   for (int it = 1; it <= config.max_iterations; ++it) {
     Assignment a =
-        assign(train, train_chunks, result.centroids, train_labels.data(), &distances, true, threads, config.avx);
+        assign(train, train_chunks, result.centroids, train_labels.data(), &distances, true, threads);
     result.iterations = it;
     const double mse = a.squared_error / static_cast<double>(train.size());
     for (int k = 0; k < K; ++k) {
@@ -231,7 +230,7 @@ Trained run_kmeans(const PointSet& all, const std::vector<std::uint8_t*>& label_
   }
   // One final assignment of every point with the trained code words.
   const Assignment final_assignment =
-      assign(all, make_chunks(all), result.centroids, label_segments.data(), nullptr, false, threads, config.avx);
+      assign(all, make_chunks(all), result.centroids, label_segments.data(), nullptr, false, threads);
   result.mse = final_assignment.squared_error / static_cast<double>(all.size());
   return result;
 }

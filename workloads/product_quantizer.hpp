@@ -23,7 +23,6 @@ struct KMeansConfig {
   std::int64_t training_points = 0;  // 0: train on all points; else on a seeded uniform subsample of that many
   std::uint64_t seed = 1;
   int threads = 0;              // 0: std::thread::hardware_concurrency()
-  bool avx = true;              // the 8-wide kernel when the CPU has AVX; the labels are identical either way
 };
 
 struct KMeansResult {

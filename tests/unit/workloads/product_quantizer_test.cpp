@@ -71,37 +71,17 @@ TEST(KMeans, SameSeedSameResultWithOneOrTwoThreads) {
   EXPECT_FALSE(one.centroids == other_seed.centroids);
 }
 
-TEST(CodeWordSearch, TiesGoToTheLowestIndexInBothKernels) {
-  // 13 code words in R^3 (not a multiple of 4 or 8): k·(1, 1, 1), except that 5 and 11 are the same word (2, 0, 1).
+TEST(CodeWordSearch, TiesGoToTheLowestIndex) {
+  // 13 code words in R^3 (not a multiple of 4: the padding must never win): k·(1, 1, 1), except that 5 and 11 are the same word (2, 0, 1).
   Eigen::MatrixXf c(3, 13);
   for (int k = 0; k < 13; ++k) c.col(k).setConstant(static_cast<float>(k));
   c.col(5) << 2, 0, 1;
   c.col(11) << 2, 0, 1;
   const float on_duplicate[3] = {2, 0, 1};
   const float near_twelve[3] = {11.9f, 12.2f, 12.0f};
-  for (bool avx : {false, true}) {
-    const CodeWordSearch search(c, avx);
-    EXPECT_EQ(search.nearest(on_duplicate), 5) << "avx " << avx;
-    EXPECT_EQ(search.nearest(near_twelve), 12) << "avx " << avx;
-  }
-}
-
-TEST(KMeans, AvxKernelChoosesTheSameCodeWordsAsSse2) {
-  SeededRandom random(5);
-  Eigen::MatrixXf points(8, 20000);
-  for (int i = 0; i < points.size(); ++i) points.data()[i] = static_cast<float>(random.unit());
-  // Duplicate points make ties between code words likely after seeding: the lowest index must win in both.
-  points.rightCols(1000) = points.leftCols(1000);
-  KMeansConfig config;
-  config.clusters = 100;  // not a multiple of 8: padded code words must never win
-  config.max_iterations = 4;
-  config.avx = false;
-  const KMeansResult sse2 = kmeans(points, config);
-  config.avx = true;
-  const KMeansResult avx = kmeans(points, config);
-  EXPECT_EQ(sse2.labels, avx.labels);
-  EXPECT_TRUE(sse2.centroids == avx.centroids);
-  EXPECT_EQ(sse2.mse, avx.mse);
+  const CodeWordSearch search(c);
+  EXPECT_EQ(search.nearest(on_duplicate), 5);
+  EXPECT_EQ(search.nearest(near_twelve), 12);
 }
 
 TEST(KMeans, TrainingOnASampleStillAssignsEveryPoint) {
