@@ -80,6 +80,20 @@ bool convert_list(const YAML::Node& node, std::vector<T>& out) {
   return true;
 }
 
+// Every reader names keys by their text, so a key that is a list, a mapping or empty (`? [a]`, `{[a]: 1}`,
+// `? `) is bad input here, once, instead of a failed conversion wherever a key is read.
+void check_keys(const YAML::Node& node, const std::string& file, Problems& problems) {
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar())
+        problems.add(mark_of(kv.first, file) + ": a key must be a name, got " + describe(kv.first));
+      check_keys(kv.second, file, problems);
+    }
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) check_keys(item, file, problems);
+  }
+}
+
 }  // namespace
 
 // Values written by apply_overrides carry this tag, so messages can say where they came from.
@@ -94,12 +108,21 @@ std::string mark_of(const YAML::Node& node, const std::string& file) {
 YAML::Node load_yaml_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_yaml_text(text.str(), path);
+}
+
+YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
   try {
-    YAML::Node root = YAML::Load(in);
-    if (!root.IsMap()) throw InputError(path + ": expected a YAML mapping at the top level");
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) throw InputError(file + ": expected a YAML mapping at the top level");
+    Problems problems;
+    check_keys(root, file, problems);
+    problems.throw_if_any();
     return root;
   } catch (const YAML::ParserException& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": malformed YAML: " + e.msg);
   }
 }
@@ -152,6 +175,12 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
       parsed = YAML::Load(value);
     } catch (const YAML::ParserException& e) {
       problems.add("--set " + set + ": the value is not valid YAML: " + e.msg);
+      continue;
+    }
+    Problems key_problems;
+    check_keys(parsed, file + " (from --set)", key_problems);
+    if (!key_problems.empty()) {
+      problems.add("--set " + set + ": " + key_problems.list().front());
       continue;
     }
     YAML::Node fresh = YAML::Clone(parsed);

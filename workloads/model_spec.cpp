@@ -176,14 +176,18 @@ const char* to_string(LayerKind value) {
 ModelSpec load_model(const std::string& path, const std::vector<std::string>& overrides) {
   YAML::Node root = load_yaml_file(path);
   apply_overrides(root, overrides, path);
+  return read_model_spec(root, path);
+}
+
+ModelSpec read_model_spec(const YAML::Node& root, const std::string& file) {
   Problems problems;
   ModelSpec model;
-  model.source_file = path;
-  ConfigReader top(root, path, "", problems);
+  model.source_file = file;
+  ConfigReader top(root, file, "", problems);
   read_model(top, model);
   // Cross-field checks only make sense on well-typed values.
   if (problems.empty())
-    for (const auto& p : model.validate()) problems.add(locate(root, p.key, path) + ": " + p.key + ": " + p.message);
+    for (const auto& p : model.validate()) problems.add(locate(root, p.key, file) + ": " + p.key + ": " + p.message);
   problems.throw_if_any();
   return model;
 }
@@ -266,6 +270,38 @@ std::vector<ConfigProblem> ModelSpec::validate() const {
   need(router.topk_groups >= 1 && router.topk_groups <= router.groups, "router.topk_groups",
        "must be between 1 and router.groups = " + num(router.groups));
 
+  // Upper bounds far above any real model (DeepSeek-V3: H 7168, dense I 18432, 256 experts; Gemma vocab 262144)
+  // that keep every parameter and byte count derived from a valid model inside 64 bits: the largest,
+  // 2^10 layers x 2^12 experts x 3 projections x I 2^17 x H 2^17 x 2 bytes, is 2^59.6.
+  auto at_most = [&](std::int64_t value, std::int64_t limit, const std::string& key) {
+    need(value <= limit, key, "must be at most " + num(limit) + ", got " + num(value));
+  };
+  const std::int64_t width = 1 << 17, heads = 1 << 12;
+  at_most(layers, 1 << 10, "layers");
+  at_most(hidden, width, "hidden");
+  at_most(vocab, 1 << 22, "vocab");
+  at_most(experts, 1 << 12, "moe.experts");
+  at_most(expert_intermediate, width, "moe.intermediate");
+  at_most(shared_experts, 1 << 6, "moe.shared_experts");
+  at_most(shared_intermediate, width, "moe.shared_intermediate");
+  at_most(dense_intermediate, width, "dense.intermediate");
+  at_most(parallel_dense_intermediate, width, "dense.parallel_intermediate");
+  at_most(a.q_heads, heads, "attention.q_heads");
+  at_most(a.kv_heads, heads, "attention.kv_heads");
+  at_most(a.global_kv_heads, heads, "attention.global_kv_heads");
+  at_most(a.head_dim, heads, "attention.head_dim");
+  at_most(a.global_head_dim, heads, "attention.global_head_dim");
+  at_most(a.q_lora_rank, width, "attention.q_lora_rank");
+  at_most(a.kv_lora_rank, width, "attention.kv_lora_rank");
+  at_most(a.qk_nope_head_dim, heads, "attention.qk_nope_head_dim");
+  at_most(a.qk_rope_head_dim, heads, "attention.qk_rope_head_dim");
+  at_most(a.v_head_dim, heads, "attention.v_head_dim");
+  at_most(mamba.heads, heads, "mamba.heads");
+  at_most(mamba.head_dim, heads, "mamba.head_dim");
+  at_most(mamba.state, heads, "mamba.state");
+  at_most(mamba.groups, heads, "mamba.groups");
+  at_most(mamba.conv_kernel, heads, "mamba.conv_kernel");
+
   for (auto& p : deployment_problems(*this, deployment)) out.push_back(std::move(p));
   return out;
 }
@@ -280,6 +316,13 @@ std::vector<ConfigProblem> deployment_problems(const ModelSpec& m, const Deploym
   need(d.batch > 0, "deployment.batch", "must be positive, got " + num(d.batch));
   need(d.context_tokens > 0, "deployment.context", "must be positive, got " + num(d.context_tokens));
   need(d.dtype == "bf16" || d.dtype == "fp16", "deployment.dtype", "'" + d.dtype + "' is not one of bf16, fp16");
+  // Bounds as for the model's sizes (ModelSpec::validate): far above real deployments, and the KV cache of
+  // a whole batch (2^12 x 2^22 tokens x < 2^26 bytes per token and layer) stays inside 64 bits.
+  need(d.tp <= 1024, "deployment.tp", "must be at most 1024, got " + num(d.tp));
+  need(d.lnc <= 16, "deployment.lnc", "must be at most 16, got " + num(d.lnc));
+  need(d.batch <= 4096, "deployment.batch", "must be at most 4096, got " + num(d.batch));
+  need(d.context_tokens <= (1 << 22), "deployment.context",
+       "must be at most " + num(1 << 22) + ", got " + num(d.context_tokens));
   if (d.tp <= 0) return out;
   auto divides = [&](std::int64_t value, const std::string& what) {
     need(value % d.tp == 0, "deployment.tp",
