@@ -160,8 +160,8 @@ RoutingTrace read_json(const std::string& text, const std::string& path, std::in
   return routing_from_rows(ids, weights, experts, path);
 }
 
-RoutingTrace read_csv(const std::string& text_in, const std::string& path, std::int64_t experts) {
-  std::istringstream in(text_in);
+RoutingTrace read_csv(const std::string& contents, const std::string& path, std::int64_t experts) {
+  std::istringstream in(contents);
   Problems problems;
   std::vector<std::vector<std::int64_t>> ids;
   std::vector<std::vector<double>> weights;
