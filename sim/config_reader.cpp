@@ -184,15 +184,21 @@ YAML::Node load_yaml_file(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, not a YAML file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_yaml_text(text.str(), path);
+}
+
+YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
   try {
-    YAML::Node root = YAML::Load(in);
-    if (!root.IsMap()) throw InputError(path + ": expected a YAML mapping at the top level");
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) throw InputError(file + ": expected a YAML mapping at the top level");
     Problems problems;
-    check_keys(root, "", path, problems);
+    check_keys(root, "", file, problems);
     problems.throw_if_any();
     return root;
   } catch (const YAML::ParserException& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": malformed YAML: " + e.msg);
   }
 }
@@ -250,7 +256,7 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
     YAML::Node fresh = YAML::Clone(parsed);
     tag_as_override(fresh);
     std::size_t before = problems.list().size();
-    check_keys(fresh, walked, file, problems);  // a repeated key inside the value, e.g. {a: 1, a: 2}
+    check_keys(fresh, walked, file, problems);  // a list as a key, or a repeated key, e.g. {a: 1, a: 2}
     if (problems.list().size() != before) continue;
     parent[parts.back()] = fresh;
   }

@@ -15,6 +15,8 @@ namespace stasim {
 
 // Loads a YAML file; a missing file or a syntax error is an InputError naming the file, line and column.
 YAML::Node load_yaml_file(const std::string& path);
+// The same for YAML text already in memory; `file` names it in messages.
+YAML::Node parse_yaml_text(const std::string& text, const std::string& file);
 
 // Applies `key.path=value` overrides to a loaded document. Each path must name an existing key (a typo gets a
 // did-you-mean); the value is parsed as YAML and then validated like the file's own values.

@@ -113,6 +113,9 @@ SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw
   int wstatus = 0;
   ::waitpid(pid, &wstatus, 0);
   if (!ok) throw SimulationError("the simulation process died before reporting (wait status " + std::to_string(wstatus) + ")");
+  // A child that reported and then did not exit cleanly (e.g. a sanitizer report) is not a result to trust.
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+    throw SimulationError("the simulation process failed after reporting (wait status " + std::to_string(wstatus) + ")");
   if (status == ChildStatus::input_error) throw InputError(message);
   if (status == ChildStatus::deadlock) throw DeadlockError(message);
   if (status != ChildStatus::ok) throw SimulationError(message);

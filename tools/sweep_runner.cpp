@@ -139,9 +139,14 @@ void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, 
     const SweepPoint& point = points[it->second.point];
     running.erase(it);
     SweepRow row;
+    // A row counts only from a child that also exited cleanly (a sanitizer report after the write does not).
+    bool reported = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     try {
       row = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception&) {
+      reported = false;
+    }
+    if (!reported) {
       std::string why = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
                                             : "exit status " + std::to_string(WEXITSTATUS(status));
       row = failed(inputs_row(point), "error", "the point's process died before reporting (" + why + ")");

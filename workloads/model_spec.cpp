@@ -187,14 +187,18 @@ const char* to_string(LayerKind value) {
 ModelSpec load_model(const std::string& path, const std::vector<std::string>& overrides) {
   YAML::Node root = load_yaml_file(path);
   apply_overrides(root, overrides, path);
+  return read_model_spec(root, path);
+}
+
+ModelSpec read_model_spec(const YAML::Node& root, const std::string& file) {
   Problems problems;
   ModelSpec model;
-  model.source_file = path;
-  ConfigReader top(root, path, "", problems);
+  model.source_file = file;
+  ConfigReader top(root, file, "", problems);
   read_model(top, model);
   // Cross-field checks only make sense on well-typed values.
   if (problems.empty())
-    for (const auto& p : model.validate()) problems.add(locate(root, p.key, path) + ": " + p.key + ": " + p.message);
+    for (const auto& p : model.validate()) problems.add(locate(root, p.key, file) + ": " + p.key + ": " + p.message);
   problems.throw_if_any();
   return model;
 }
@@ -207,19 +211,19 @@ std::vector<ConfigProblem> ModelSpec::validate() const {
   auto positive = [&](std::int64_t value, const std::string& key) {
     need(value > 0, key, "must be positive, got " + num(value));
   };
-  // Shapes beyond these limits would overflow the 64-bit parameter and byte counts built from them
-  // (hidden x intermediate x 3 x 2 bytes, vocab x hidden, layers x context x heads x head_dim).
-  constexpr std::int64_t kMaxWidth = std::int64_t{1} << 20, kMaxCount = std::int64_t{1} << 16;
+  // Upper bounds far above any real model (DeepSeek-V3: H 7168, dense I 18432, 256 experts; Gemma vocab 262144)
+  // that keep every parameter and byte count derived from a valid model inside 64 bits: the largest,
+  // 2^10 layers x 2^12 experts x 3 projections x I 2^17 x H 2^17 x 2 bytes, is 2^59.6.
+  constexpr std::int64_t kMaxWidth = std::int64_t{1} << 17, kMaxCount = std::int64_t{1} << 12;
   auto at_most = [&](std::int64_t value, std::int64_t limit, const std::string& key) {
-    need(value <= limit, key, num(value) + " is beyond the largest supported value " + num(limit) +
-                                  " (larger shapes overflow the 64-bit byte counts)");
+    need(value <= limit, key, "must be at most " + num(limit) + ", got " + num(value));
   };
-  at_most(layers, kMaxCount, "layers");
+  at_most(layers, std::int64_t{1} << 10, "layers");
   at_most(hidden, kMaxWidth, "hidden");
-  at_most(vocab, std::int64_t{1} << 24, "vocab");
+  at_most(vocab, std::int64_t{1} << 22, "vocab");
   at_most(experts, kMaxCount, "moe.experts");
   at_most(expert_intermediate, kMaxWidth, "moe.intermediate");
-  at_most(shared_experts, kMaxCount, "moe.shared_experts");
+  at_most(shared_experts, std::int64_t{1} << 6, "moe.shared_experts");
   at_most(shared_intermediate, kMaxWidth, "moe.shared_intermediate");
   at_most(dense_intermediate, kMaxWidth, "dense.intermediate");
   at_most(parallel_dense_intermediate, kMaxWidth, "dense.parallel_intermediate");
@@ -325,12 +329,14 @@ std::vector<ConfigProblem> deployment_problems(const ModelSpec& m, const Deploym
   need(d.lnc > 0, "deployment.lnc", "must be positive, got " + num(d.lnc));
   need(d.batch > 0, "deployment.batch", "must be positive, got " + num(d.batch));
   need(d.context_tokens > 0, "deployment.context", "must be positive, got " + num(d.context_tokens));
-  // Beyond these the KV-cache byte counts (layers x context x heads x head_dim) overflow 64 bits.
-  need(d.context_tokens <= (std::int64_t{1} << 24), "deployment.context",
-       num(d.context_tokens) + " is beyond the largest supported context " + num(std::int64_t{1} << 24));
-  need(d.tp <= 65536, "deployment.tp", num(d.tp) + " is beyond the largest supported degree 65536");
-  need(d.batch <= 65536, "deployment.batch", num(d.batch) + " is beyond the largest supported batch 65536");
   need(d.dtype == "bf16" || d.dtype == "fp16", "deployment.dtype", "'" + d.dtype + "' is not one of bf16, fp16");
+  // Bounds as for the model's sizes (ModelSpec::validate): far above real deployments, and the KV cache of
+  // a whole batch (2^12 x 2^22 tokens x < 2^26 bytes per token and layer) stays inside 64 bits.
+  need(d.tp <= 1024, "deployment.tp", "must be at most 1024, got " + num(d.tp));
+  need(d.lnc <= 16, "deployment.lnc", "must be at most 16, got " + num(d.lnc));
+  need(d.batch <= 4096, "deployment.batch", "must be at most 4096, got " + num(d.batch));
+  need(d.context_tokens <= (1 << 22), "deployment.context",
+       "must be at most " + num(1 << 22) + ", got " + num(d.context_tokens));
   if (d.tp <= 0) return out;
   auto divides = [&](std::int64_t value, const std::string& what) {
     need(value % d.tp == 0, "deployment.tp",

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "workloads/weight_patterns.hpp"
+namespace YAML {
+class Node;
+}
 
 namespace stasim {
 
@@ -159,6 +162,8 @@ struct ModelSpec {
 
 // Reads a model YAML, applies `key.path=value` overrides, validates. Throws InputError with every problem.
 ModelSpec load_model(const std::string& path, const std::vector<std::string>& overrides = {});
+// Reads and validates an already parsed (and overridden) model document; `file` names it in messages.
+ModelSpec read_model_spec(const YAML::Node& root, const std::string& file);
 
 // Problems of a deployment for this model (tp must divide every sharded dimension, positive sizes, dtype).
 std::vector<ConfigProblem> deployment_problems(const ModelSpec& model, const Deployment& deployment);

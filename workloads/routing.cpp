@@ -60,8 +60,8 @@ std::string trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
-RoutingTrace read_yaml(const std::string& path, std::int64_t experts) {
-  YAML::Node root = load_yaml_file(path);
+RoutingTrace read_yaml(const std::string& text, const std::string& path, std::int64_t experts) {
+  YAML::Node root = parse_yaml_text(text, path);
   Problems problems;
   const std::vector<std::string> keys = {"ids", "weights"};
   for (const auto& kv : root) {
@@ -108,12 +108,10 @@ RoutingTrace read_yaml(const std::string& path, std::int64_t experts) {
   return routing_from_rows(ids, weights, experts, path, places);
 }
 
-RoutingTrace read_json(const std::string& path, std::int64_t experts) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
+RoutingTrace read_json(const std::string& text, const std::string& path, std::int64_t experts) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path + ": malformed JSON: " + e.what());
   } catch (const nlohmann::json::out_of_range& e) {
@@ -164,9 +162,8 @@ RoutingTrace read_json(const std::string& path, std::int64_t experts) {
   return routing_from_rows(ids, weights, experts, path);
 }
 
-RoutingTrace read_csv(const std::string& path, std::int64_t experts) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
+RoutingTrace read_csv(const std::string& contents, const std::string& path, std::int64_t experts) {
+  std::istringstream in(contents);
   Problems problems;
   std::vector<std::vector<std::int64_t>> ids;
   std::vector<std::vector<double>> weights;
@@ -326,12 +323,22 @@ std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::
 }
 
 RoutingTrace read_routing_file(const std::string& path, std::int64_t experts) {
-  if (!std::ifstream(path)) throw InputError(path + ": cannot open the routes file");
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the routes file");
   const std::string ext = extension_of(path);
-  if (ext == "yaml" || ext == "yml") return read_yaml(path, experts);
-  if (ext == "json") return read_json(path, experts);
-  if (ext == "csv") return read_csv(path, experts);
-  throw InputError(path + ": unknown routes file type '." + ext + "' (expected .yaml, .yml, .json or .csv)");
+  if (ext != "yaml" && ext != "yml" && ext != "json" && ext != "csv")
+    throw InputError(path + ": unknown routes file type '." + ext + "' (expected .yaml, .yml, .json or .csv)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return routing_from_text(text.str(), ext, experts, path);
+}
+
+RoutingTrace routing_from_text(const std::string& text, const std::string& format, std::int64_t experts,
+                               const std::string& source) {
+  if (format == "yaml" || format == "yml") return read_yaml(text, source, experts);
+  if (format == "json") return read_json(text, source, experts);
+  if (format == "csv") return read_csv(text, source, experts);
+  throw InputError(source + ": unknown routes format '" + format + "' (expected yaml, yml, json or csv)");
 }
 
 RoutingTrace generate_routing(const RoutingGeneratorConfig& config) {

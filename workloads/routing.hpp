@@ -36,6 +36,10 @@ struct RoutingGeneratorConfig {
 //   YAML/JSON: {ids: [[e, e, ...], ...], weights: [[w, w, ...], ...]}  (weights optional: 1/k each)
 //   CSV: one token per line, k expert ids then optionally k weights; '#' starts a comment line.
 RoutingTrace read_routing_file(const std::string& path, std::int64_t experts);
+// The same for text in memory; `format` is what the extension would be (yaml, yml, json, csv), `source` names
+// the text in messages.
+RoutingTrace routing_from_text(const std::string& text, const std::string& format, std::int64_t experts,
+                               const std::string& source);
 
 // Builds a trace from explicit rows; `source` names where they came from in error messages, and `row_places`
 // (when given, one per row, e.g. "routes.yaml:4:5") where each row is, so a message points at its line.

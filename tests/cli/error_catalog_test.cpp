@@ -138,7 +138,7 @@ std::vector<Case> catalog() {
       {"model_layer_pattern_length", model_with("layers: 2\n", "layers: 2\nlayer_pattern: EEE\n"), kRunModel,
        {"{file}:3:1: layer_pattern: has 3 characters but layers = 2"}},
       {"model_dimension_overflow", model_with("hidden: 2048\n", "hidden: 4611686018427387904\n"), kRunModel,
-       {"{file}:3:1: hidden: 4611686018427387904 is beyond"}},
+       {"{file}:3:1: hidden: must be at most 131072, got 4611686018427387904"}},
       {"model_missing_section", model_with("router:\n  kind: softmax\n", ""), kRunModel,
        {"{file}:1:1: (top level): missing required section 'router'"}},
 
