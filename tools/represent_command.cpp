@@ -2,6 +2,9 @@
 // or a seeded synthetic layer), and prints bits/weight and NMSE of hybrid, VQ-only and LR-only at matched storage
 // rates (workloads/matched_rate.hpp); optionally writes B, J_e, D, C_e to a .safetensors file.
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -13,6 +16,7 @@
 #include "sim/result_report.hpp"
 #include "tools/cli.hpp"
 #include "tools/decode_run.hpp"
+#include "tools/weights_source.hpp"
 #include "workloads/layer_weights_loader.hpp"
 #include "workloads/matched_rate.hpp"
 #include "workloads/representation_builder.hpp"
@@ -33,7 +37,7 @@ struct RepresentOptions {
   int layer = 0;
   std::int64_t d = 0, r = 0, K = 0;
   std::string activations = "synthetic";
-  int eval_tokens = 256;
+  int eval_tokens = kEvaluationTokens;
   int experts = 0;
   int iterations = 25;
   std::int64_t train_blocks = 0;
@@ -64,7 +68,7 @@ double number(const std::string& option, const std::string& key, const std::stri
   try {
     std::size_t used = 0;
     const double v = std::stod(value, &used);
-    if (used == value.size()) return v;
+    if (used == value.size() && std::isfinite(v)) return v;
   } catch (const std::exception&) {
   }
   throw InputError(option + " synthetic:" + key + "=" + value + ": '" + value + "' is not a number");
@@ -83,41 +87,6 @@ void reject_unknown(const std::string& option, const std::map<std::string, std::
   }
 }
 
-// --weights synthetic[:size=small|model,hidden=..,intermediate=..,experts=..,shared_rank=..,expert_rank=..,
-// shared_scale=..,expert_scale=..,noise_scale=..,seed=..]. size=model starts from the model's H, I and E.
-SyntheticWeightsConfig synthetic_weights_config(const std::map<std::string, std::string>& keys, const ModelSpec& model,
-                                                std::uint64_t seed) {
-  const std::string option = "--weights";
-  reject_unknown(option, keys, {"size", "hidden", "intermediate", "experts", "shared_rank", "expert_rank",
-                                "shared_scale", "expert_scale", "noise_scale", "seed"});
-  SyntheticWeightsConfig c;
-  c.gated = model.gated;
-  c.seed = seed;
-  if (auto it = keys.find("size"); it != keys.end()) {
-    if (it->second == "model") {
-      c.hidden = static_cast<int>(model.hidden);
-      c.intermediate = static_cast<int>(model.expert_intermediate);
-      c.experts = static_cast<int>(model.experts);
-    } else if (it->second != "small") {
-      throw InputError(option + " synthetic:size=" + it->second + ": must be small or model");
-    }
-  }
-  auto get = [&](const char* key, auto& field) {
-    if (auto it = keys.find(key); it != keys.end())
-      field = static_cast<std::remove_reference_t<decltype(field)>>(number(option, key, it->second));
-  };
-  get("hidden", c.hidden);
-  get("intermediate", c.intermediate);
-  get("experts", c.experts);
-  get("shared_rank", c.shared_rank);
-  get("expert_rank", c.expert_rank);
-  get("shared_scale", c.shared_scale);
-  get("expert_scale", c.expert_scale);
-  get("noise_scale", c.noise_scale);
-  get("seed", c.seed);
-  return c;
-}
-
 // --activations synthetic[:tokens=..,spread=..,outliers=..,outlier_scale=..,seed=..]
 SyntheticActivationsConfig synthetic_activations_config(const std::map<std::string, std::string>& keys, int hidden,
                                                         std::uint64_t seed) {
@@ -125,11 +94,20 @@ SyntheticActivationsConfig synthetic_activations_config(const std::map<std::stri
   reject_unknown(option, keys, {"tokens", "spread", "outliers", "outlier_scale", "seed"});
   SyntheticActivationsConfig a;
   a.hidden = hidden;
-  a.tokens = 2048;
-  a.seed = seed + 1000;
+  a.tokens = kCalibrationTokens;
+  a.seed = seed + kActivationSeedOffset;
+  // Counts and the seed must be whole numbers their type holds; the rest finite numbers.
   auto get = [&](const char* key, auto& field) {
-    if (auto it = keys.find(key); it != keys.end())
-      field = static_cast<std::remove_reference_t<decltype(field)>>(number(option, key, it->second));
+    using Field = std::remove_reference_t<decltype(field)>;
+    auto it = keys.find(key);
+    if (it == keys.end()) return;
+    const double v = number(option, key, it->second);
+    if constexpr (std::is_integral_v<Field>) {
+      if (v != std::floor(v) || v < 0 || v > static_cast<double>(std::numeric_limits<Field>::max()))
+        throw InputError(option + " synthetic:" + key + "=" + it->second + ": must be a whole number from 0 to " +
+                         std::to_string(std::numeric_limits<Field>::max()));
+    }
+    field = static_cast<Field>(v);
   };
   get("tokens", a.tokens);
   get("spread", a.channel_spread);
@@ -139,15 +117,9 @@ SyntheticActivationsConfig synthetic_activations_config(const std::map<std::stri
   return a;
 }
 
-struct Activations {
-  Eigen::MatrixXf calibration;
-  Eigen::MatrixXf evaluation;
-  std::string description;
-};
-
 // A .safetensors file with one F32/F16/BF16 tensor `activations` of shape [n, H] (one token per row, as a
 // PyTorch hidden-state dump): the first n − eval_tokens tokens calibrate, the last eval_tokens evaluate.
-Activations activations_from_file(const std::string& path, int hidden, int eval_tokens) {
+ActivationSamples activations_from_file(const std::string& path, int hidden, int eval_tokens) {
   SafetensorsFile file(path);
   const TensorInfo& info = file.find("activations");
   if (info.shape.size() != 2 || info.shape[1] != hidden)
@@ -159,7 +131,7 @@ Activations activations_from_file(const std::string& path, int hidden, int eval_
                      std::to_string(eval_tokens) + " (the last ones are held out for evaluation)");
   const std::vector<float> values = file.read_floats("activations");
   const Eigen::Map<const Eigen::MatrixXf> all(values.data(), hidden, n);  // row-major [n, H] = column-major H×n
-  Activations a;
+  ActivationSamples a;
   a.calibration = all.leftCols(n - eval_tokens);
   a.evaluation = all.rightCols(eval_tokens);
   a.description = std::to_string(n - eval_tokens) + " tokens of " + path + " (evaluation: its last " +
@@ -174,7 +146,7 @@ void print_table(const std::vector<RepresentationQuality>& rows) {
                 q.bits_per_weight, q.nmse, q.build_seconds);
 }
 
-nlohmann::json table_json(const RepresentOptions& o, const LayerWeights& w, const Activations& a,
+nlohmann::json table_json(const RepresentOptions& o, const LayerWeights& w, const ActivationSamples& a,
                           const std::vector<RepresentationQuality>& rows) {
   nlohmann::json doc;
   doc["command"] = "represent";
@@ -204,36 +176,25 @@ nlohmann::json table_json(const RepresentOptions& o, const LayerWeights& w, cons
 
 void run_represent(const RepresentOptions& o) {
   const ModelSpec model = load_model(resolve_model(o.model));
-  std::map<std::string, std::string> weight_keys;
-  LayerWeights weights;
-  std::string weights_description;
-  if (parse_spec(o.weights, "--weights", &weight_keys)) {
-    const SyntheticWeightsConfig c = synthetic_weights_config(weight_keys, model, o.seed);
-    weights = synthetic_layer_weights(c, o.layer);
-    weights_description = "synthetic layer (seed " + std::to_string(c.seed) + ", shared rank " +
-                          std::to_string(c.shared_rank) + ", expert rank " + std::to_string(c.expert_rank) +
-                          ", noise " + std::to_string(c.noise_scale).substr(0, 5) + ")";
-  } else {
-    weights = load_layer_weights(model, o.weights, o.layer, model.gated ? std::vector<std::string>{"gate", "up"}
-                                                                       : std::vector<std::string>{"up"},
-                                 o.experts);
-    weights_description = o.weights;
-  }
+  WeightsSource source = WeightsSource::parse(o.weights);
+  if (source.has_key("tokens"))
+    throw InputError("--weights " + o.weights + ": tokens is the sweep's; here --activations synthetic:tokens=N sets them");
+  if (source.synthetic && !source.has_key("seed")) source.synthetic_config.seed = o.seed;
+  source.experts = o.experts;
+  const LayerWeights weights = source.load(model, o.layer, model.gated ? std::vector<std::string>{"gate", "up"}
+                                                                       : std::vector<std::string>{"up"});
+  const SyntheticWeightsConfig& c = source.synthetic_config;
+  const std::string weights_description =
+      source.synthetic ? "synthetic layer (seed " + std::to_string(c.seed) + ", shared rank " +
+                             std::to_string(c.shared_rank) + ", expert rank " + std::to_string(c.expert_rank) +
+                             ", noise " + std::to_string(c.noise_scale).substr(0, 5) + ")"
+                       : o.weights;
   std::map<std::string, std::string> activation_keys;
-  Activations acts;
-  if (parse_spec(o.activations, "--activations", &activation_keys)) {
-    SyntheticActivationsConfig c = synthetic_activations_config(activation_keys, weights.hidden, o.seed);
-    acts.calibration = synthetic_activations(c);
-    const std::uint64_t calibration_seed = c.seed;
-    c.seed += 1;
-    c.tokens = o.eval_tokens;
-    acts.evaluation = synthetic_activations(c);
-    acts.description = std::to_string(acts.calibration.cols()) + " synthetic tokens (seed " +
-                       std::to_string(calibration_seed) + "); evaluation: " + std::to_string(o.eval_tokens) +
-                       " held-out synthetic tokens (seed " + std::to_string(c.seed) + ")";
-  } else {
-    acts = activations_from_file(o.activations, weights.hidden, o.eval_tokens);
-  }
+  const ActivationSamples acts =
+      parse_spec(o.activations, "--activations", &activation_keys)
+          ? synthetic_activation_samples(synthetic_activations_config(activation_keys, weights.hidden, o.seed),
+                                         o.eval_tokens)
+          : activations_from_file(o.activations, weights.hidden, o.eval_tokens);
 
   BuildSettings settings;
   settings.representation = Representation::hybrid(o.d, o.r, o.K);

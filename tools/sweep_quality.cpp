@@ -27,14 +27,14 @@ const SweepQuality::Layer& SweepQuality::layer_of(const ModelSpec& model) {
   auto layer = std::make_unique<Layer>();
   std::vector<std::string> projections = model.gated ? std::vector<std::string>{"gate", "up"} : std::vector<std::string>{"up"};
   layer->weights = source_.load(model, layer_index(model), projections);
-  // Calibration and evaluation tokens are two independent seeded draws of the same distribution.
+  // The same calibration and evaluation tokens as `stasim represent` with its default --seed 1.
   SyntheticActivationsConfig activations;
   activations.hidden = layer->weights.hidden;
   activations.tokens = source_.tokens;
-  activations.seed = 2;
-  layer->calibration = synthetic_activations(activations);
-  activations.seed = 3;
-  layer->evaluation = synthetic_activations(activations);
+  activations.seed = 1 + kActivationSeedOffset;
+  ActivationSamples samples = synthetic_activation_samples(activations, kEvaluationTokens);
+  layer->calibration = std::move(samples.calibration);
+  layer->evaluation = std::move(samples.evaluation);
   return *layers_.emplace(model.name, std::move(layer)).first->second;
 }
 

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli/cli_runner.hpp"
 #include "tools/sweep_table.hpp"
 
@@ -71,6 +73,26 @@ TEST(SweepQualityCli, ShardsMergedEqualTheUnshardedSweep) {
   EXPECT_NE(slurp(tmp("all.csv")).find(",pareto,pareto_quality\n"), std::string::npos);
 }
 
+// Both commands read --weights through one parser and draw the same synthetic activations (2048 calibration
+// tokens with seed 1 + 1000, 256 evaluation tokens with seed 1002), and build with the same defaults, so a layer
+// has one NMSE whichever command measures it.
+TEST(SweepQualityCli, RepresentAndSweepGiveALayerTheSameNmse) {
+  const std::string json = tmp("represent.json");
+  auto rep = run_stasim("represent --weights " + kSynthetic + " --d 8 --r 16 --K 16 --json " + json);
+  ASSERT_EQ(rep.code, 0) << rep.text;
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+  ASSERT_EQ(doc["representations"][0]["representation"], "hybrid");
+  const double represent_nmse = doc["representations"][0]["nmse"].get<double>();
+  const std::string out = tmp("one.csv");
+  auto sweep = run_stasim("sweep --layers 1 --dataflows cardan --d 8 --r 16 --K 16 --weights " + kSynthetic +
+                          " --out " + out);
+  ASSERT_EQ(sweep.code, 0) << sweep.text;
+  std::vector<stasim::cli::SweepRow> rows = stasim::cli::read_sweep_rows(out);
+  ASSERT_EQ(rows.size(), 1u);
+  // The CSV keeps 6 significant digits.
+  EXPECT_NEAR(rows[0]["nmse"].get<double>(), represent_nmse, represent_nmse * 1e-5);
+}
+
 TEST(SweepQualityCli, BadWeightsAreBadInput) {
   auto r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights synthetic:hiden=64 --out " + tmp("bad.csv"));
   EXPECT_EQ(r.code, 2) << r.text;
@@ -78,6 +100,17 @@ TEST(SweepQualityCli, BadWeightsAreBadInput) {
   r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights synthetic:size=huge --out " + tmp("bad.csv"));
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_THAT(r.text, HasSubstr("--weights synthetic:size=huge: must be small or model"));
+  // Sizes are whole numbers an int holds: 1e300 used to be cast to int (undefined behaviour).
+  r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights synthetic:hidden=1e300 --out " + tmp("bad.csv"));
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_THAT(r.text, HasSubstr("--weights synthetic:hidden=1e300: '1e300' is not a whole number from 0 to 2147483647"));
+  r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights synthetic:seed=1,seed=2 --out " + tmp("bad.csv"));
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_THAT(r.text, HasSubstr("seed is given twice"));
+  // `tokens` sets the sweep's calibration tokens; represent takes them from --activations and says so.
+  r = run_stasim("represent --weights synthetic:tokens=64 --d 8 --r 16 --K 16");
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_THAT(r.text, HasSubstr("--activations synthetic:tokens=N sets them"));
   r = run_stasim("sweep --layers 1 --d 8 --r 0 --weights " + tmp("absent.safetensors") + " --out " + tmp("bad.csv"));
   EXPECT_EQ(r.code, 2) << r.text;
   EXPECT_THAT(r.text, HasSubstr("absent.safetensors: no such weights file or directory"));
