@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -13,28 +12,15 @@
 #include <map>
 #include <string>
 
+#include "cli_runner.hpp"
+
 namespace {
 
 using testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
-
-Outcome run_stasim(const std::string& args) {
-  const std::string command = std::string(STASIM_BINARY) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return o;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.output.append(buffer, n);
-  const int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using Outcome = stasim::test::Output;
+using stasim::test::run_stasim;
 
 fs::path scratch() {
   // One folder per process: ctest runs the tests of this file in parallel processes.
@@ -62,7 +48,7 @@ std::string reference_with(const std::string& name, const std::string& from, con
 TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   const std::string json = (scratch() / "validate.json").string();
   Outcome o = run_stasim("validate --quiet --json " + json);
-  ASSERT_EQ(o.exit_code, 0) << o.output;
+  ASSERT_EQ(o.code, 0) << o.text;
   nlohmann::json doc;
   std::ifstream(json) >> doc;
   std::map<std::string, nlohmann::json> by_id;
@@ -106,56 +92,56 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
 
 TEST(ValidateCli, TableNamesEveryTarget) {
   Outcome o = run_stasim("validate --hw trn3");
-  ASSERT_EQ(o.exit_code, 0) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("dense.tpot_ms"));
-  EXPECT_THAT(o.output, HasSubstr("profile6.gpsimd_instructions[reuse_and_batching]"));
-  EXPECT_THAT(o.output, HasSubstr("targets within tolerance"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("dense.tpot_ms"));
+  EXPECT_THAT(o.text, HasSubstr("profile6.gpsimd_instructions[reuse_and_batching]"));
+  EXPECT_THAT(o.text, HasSubstr("targets within tolerance"));
 }
 
 TEST(ValidateCli, BadReferenceFilesAreInputErrors) {
   std::string p = reference_with("metric.yaml", "id: profile6.dma_active_us", "id: profile6.dma_activ_us");
   Outcome o = run_stasim("validate --reference " + p);
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("unknown metric 'dma_activ_us' (did you mean 'dma_active_us'?)"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("unknown metric 'dma_activ_us' (did you mean 'dma_active_us'?)"));
 
   p = reference_with("dataflow.yaml", "dataflow: dense", "dataflow: densse");
   o = run_stasim("validate --reference " + p);
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("no dataflow 'densse' (did you mean 'dense'?)"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("no dataflow 'densse' (did you mean 'dense'?)"));
 
   p = reference_with("model.yaml", "model: qwen3-30b-a3b", "model: qwen9");
   o = run_stasim("validate --reference " + p);
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("model: no model 'qwen9'"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("model: no model 'qwen9'"));
 
   p = reference_with("missing.yaml", "    value: 7.851\n", "");
   o = run_stasim("validate --reference " + p);
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("missing required key 'targets[0].value'"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("missing required key 'targets[0].value'"));
 
   p = reference_with("variant.yaml", "values: {reuse: 385", "values: {reuse_only: 385");
   o = run_stasim("validate --reference " + p);
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("no variant 'reuse_only'"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("no variant 'reuse_only'"));
 
   p = reference_with("fact.yaml", "metric: attention_share", "metric: attention_shares");
   o = run_stasim("validate --reference " + p);
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("unknown fact metric 'attention_shares' (did you mean 'attention_share'?)"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("unknown fact metric 'attention_shares' (did you mean 'attention_share'?)"));
 
   p = reference_with("bound.yaml", "at_least: 0.80", "at_least: 80");
   o = run_stasim("validate --reference " + p);
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("at_least"));
-  EXPECT_THAT(o.output, HasSubstr("a share must be between 0 and 1"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("at_least"));
+  EXPECT_THAT(o.text, HasSubstr("a share must be between 0 and 1"));
 }
 
 TEST(ValidateCli, TablePrintsTheCheckedFacts) {
   Outcome o = run_stasim("validate");
-  ASSERT_EQ(o.exit_code, 0) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("facts (reported, not fitted)"));
-  EXPECT_THAT(o.output, testing::ContainsRegex("fact.down_dma_overlap +published >= 80.0% +simulated +[0-9.]+% +holds"));
-  EXPECT_THAT(o.output, testing::ContainsRegex("fact.attention_share +published 10.4% \\+-1.5pt +simulated +[0-9.]+% +DOES NOT HOLD"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("facts (reported, not fitted)"));
+  EXPECT_THAT(o.text, testing::ContainsRegex("fact.down_dma_overlap +published >= 80.0% +simulated +[0-9.]+% +holds"));
+  EXPECT_THAT(o.text, testing::ContainsRegex("fact.attention_share +published 10.4% \\+-1.5pt +simulated +[0-9.]+% +DOES NOT HOLD"));
 }
 
 TEST(CalibrateCli, AFitThatDoesNotConvergeWritesNothing) {
@@ -166,16 +152,16 @@ TEST(CalibrateCli, AFitThatDoesNotConvergeWritesNothing) {
   fs::remove(out);
   Outcome o = run_stasim("calibrate --quiet --max-evaluations 3 --hw " + (dir / "trn3.yaml").string() + " --output " +
                          out.string());
-  EXPECT_EQ(o.exit_code, 1) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("calibration did not converge"));
-  EXPECT_THAT(o.output, HasSubstr("nothing written"));
+  EXPECT_EQ(o.code, 1) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("calibration did not converge"));
+  EXPECT_THAT(o.text, HasSubstr("nothing written"));
   EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(CalibrateCli, TheOverlayMustSitBesideItsBase) {
   Outcome o = run_stasim("calibrate --quiet --output " + (scratch() / "elsewhere.yaml").string());
-  EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_THAT(o.output, HasSubstr("the overlay must be in the folder of its base"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("the overlay must be in the folder of its base"));
 }
 
 }  // namespace

@@ -9,27 +9,17 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <sys/wait.h>
+
+#include "cli_runner.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using testing::HasSubstr;
 
-struct Output {
-  int code;
-  std::string text;
-};
+using stasim::test::Output;
 
-Output run(const std::string& args) {
-  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+Output run(const std::string& args) { return stasim::test::run_stasim(args); }
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path);
