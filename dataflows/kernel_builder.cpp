@@ -11,8 +11,6 @@ KernelBuilder::KernelBuilder(ScheduleGraph& graph, const HardwareConfig& hw, std
       next_queue_(hw.lnc, 0), next_bank_(hw.lnc, 0), reserved_(hw.lnc, std::vector<char>(hw.psum.banks, 0)) {}
 
 OpId KernelBuilder::add(Op op, const Deps& deps, const char* phase, const std::string& label) {
-  op.name.reserve(prefix_.size() + label.size());
-  op.name.append(prefix_).append(label);
   // Phases are string literals: look them up by address first (a builder adds tens of thousands of ops).
   auto cached = std::find_if(phase_cache_.begin(), phase_cache_.end(), [phase](const auto& p) { return p.first == phase; });
   if (cached == phase_cache_.end()) {
@@ -20,7 +18,7 @@ OpId KernelBuilder::add(Op op, const Deps& deps, const char* phase, const std::s
     cached = phase_cache_.end() - 1;
   }
   op.phase = cached->second;
-  OpId id = graph_.add_op(std::move(op));
+  OpId id = graph_.add_op(op, label, prefix_);
   for (OpId d : deps)
     if (d != kNoOp) graph_.add_dep(d, id);
   return id;
