@@ -1,6 +1,6 @@
 #include "dataflows/dataflow_registry.hpp"
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 

@@ -1,6 +1,6 @@
 #include "dataflows/decode_context.hpp"
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 

@@ -11,7 +11,7 @@
 #include "dataflows/dataflow_options.hpp"
 #include "dataflows/expert_groups.hpp"
 #include "dataflows/kernel_builder.hpp"
-#include "sim/hardware_config.hpp"
+#include "sim/core/hardware_config.hpp"
 #include "workloads/model_spec.hpp"
 #include "workloads/representation.hpp"
 

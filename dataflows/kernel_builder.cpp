@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/hardware_config.hpp"
-#include "sim/schedule_graph.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/schedule_graph.hpp"
 
 namespace stasim {
 

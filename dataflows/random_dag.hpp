@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "sim/schedule_graph.hpp"
+#include "sim/core/schedule_graph.hpp"
 
 namespace stasim {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "dataflows/moe_block.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 namespace {

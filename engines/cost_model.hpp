@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "sim/hardware_config.hpp"
-#include "sim/schedule_graph.hpp"
-#include "sim/units.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/schedule_graph.hpp"
+#include "sim/core/units.hpp"
 
 namespace stasim::cost {
 

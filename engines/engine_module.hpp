@@ -6,7 +6,7 @@
 
 #include <systemc>
 
-#include "sim/run_state.hpp"
+#include "sim/kernel/run_state.hpp"
 
 namespace stasim {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "memory/bandwidth_sharing.hpp"
-#include "sim/run_state.hpp"
+#include "sim/kernel/run_state.hpp"
 
 namespace stasim {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/run_state.hpp"
+#include "sim/kernel/run_state.hpp"
 
 namespace stasim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/hardware_config.hpp"
-#include "sim/schedule_graph.hpp"
-#include "sim/sim_result.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/schedule_graph.hpp"
+#include "sim/core/sim_result.hpp"
 
 namespace stasim {
 

@@ -8,12 +8,12 @@
 
 #include "dataflows/dataflow_registry.hpp"
 #include "dataflows/random_dag.hpp"
-#include "sim/graph_validation.hpp"
-#include "sim/hardware_config.hpp"
-#include "sim/simulate.hpp"
+#include "sim/core/graph_validation.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/kernel/simulate.hpp"
 #include "tools/cli.hpp"
-#include "tools/decode_run.hpp"
-#include "tools/represent_bench.hpp"
+#include "sim/studies/decode_run.hpp"
+#include "sim/studies/represent_bench.hpp"
 
 namespace stasim::cli {
 namespace {

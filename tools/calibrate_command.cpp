@@ -7,11 +7,11 @@
 #include <fstream>
 #include <iostream>
 
-#include "sim/input_error.hpp"
-#include "sim/result_report.hpp"
-#include "tools/calibration_fit.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/reports/result_report.hpp"
+#include "sim/studies/calibration_fit.hpp"
 #include "tools/cli.hpp"
-#include "tools/decode_run.hpp"
+#include "sim/studies/decode_run.hpp"
 
 namespace stasim::cli {
 namespace {

@@ -3,17 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim::cli {
-
-std::string resolve_config_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  if (fs::exists(path)) return path;
-  fs::path in_source = fs::path(STASIM_SOURCE_DIR) / path;
-  if (fs::path(path).is_relative() && fs::exists(in_source)) return in_source.string();
-  return path;  // let the loader report the missing file under the name the user gave
-}
 
 int run(int argc, char** argv) {
   CLI::App app{"stasim: cycle-approximate simulator of scratchpad-based tensor accelerators"};

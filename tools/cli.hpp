@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/studies/config_paths.hpp"
+
 namespace stasim::cli {
 
 int run(int argc, char** argv);
@@ -16,10 +18,6 @@ int run(int argc, char** argv);
 struct CheckFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-// Resolves a shipped config path (e.g. "configs/hw/trn3.yaml"): as given when it exists, else relative to the
-// source tree the binary was built from, so the binary works from any directory.
-std::string resolve_config_path(const std::string& path);
 
 void register_schedule_commands(CLI::App& app);     // schedule, bench (schedule_command.cpp, bench_command.cpp)
 void register_route_block_commands(CLI::App& app);  // align, partition, replay (route_block_command.cpp)

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <set>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "tools/cli.hpp"
-#include "tools/golden_suite.hpp"
+#include "sim/studies/golden_suite.hpp"
 
 namespace stasim::cli {
 namespace {

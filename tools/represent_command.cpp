@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/input_error.hpp"
-#include "sim/result_report.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/reports/result_report.hpp"
 #include "tools/cli.hpp"
-#include "tools/decode_run.hpp"
-#include "tools/weights_source.hpp"
+#include "sim/studies/decode_run.hpp"
+#include "sim/studies/weights_source.hpp"
 #include "workloads/layer_weights_loader.hpp"
 #include "workloads/matched_rate.hpp"
 #include "workloads/representation_builder.hpp"

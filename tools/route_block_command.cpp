@@ -8,7 +8,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "tools/cli.hpp"
 #include "workloads/alignment.hpp"
 #include "workloads/replay_experiment.hpp"

@@ -2,11 +2,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "sim/input_error.hpp"
-#include "sim/result_report.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/reports/result_report.hpp"
 #include "tools/cli.hpp"
-#include "tools/decode_run.hpp"
-#include "tools/trace_output.hpp"
+#include "sim/studies/decode_run.hpp"
+#include "sim/reports/trace_output.hpp"
 
 namespace stasim::cli {
 namespace {

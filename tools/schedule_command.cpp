@@ -1,13 +1,13 @@
 // `stasim schedule`: run a hand-written schedule YAML on a hardware config and report.
 #include <iostream>
 
-#include "sim/hardware_config.hpp"
-#include "sim/input_error.hpp"
-#include "sim/result_report.hpp"
-#include "sim/schedule_yaml.hpp"
-#include "sim/simulate.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/reports/result_report.hpp"
+#include "sim/core/schedule_yaml.hpp"
+#include "sim/kernel/simulate.hpp"
 #include "tools/cli.hpp"
-#include "tools/trace_output.hpp"
+#include "sim/reports/trace_output.hpp"
 
 namespace stasim::cli {
 namespace {

@@ -11,14 +11,14 @@
 #include <set>
 #include <thread>
 
-#include "sim/config_reader.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/config_reader.hpp"
+#include "sim/core/input_error.hpp"
 #include "tools/cli.hpp"
-#include "tools/decode_run.hpp"
-#include "tools/sweep_grid.hpp"
-#include "tools/sweep_quality.hpp"
-#include "tools/sweep_runner.hpp"
-#include "tools/sweep_table.hpp"
+#include "sim/studies/decode_run.hpp"
+#include "sim/studies/sweep_grid.hpp"
+#include "sim/studies/sweep_quality.hpp"
+#include "sim/studies/sweep_runner.hpp"
+#include "sim/studies/sweep_table.hpp"
 
 namespace stasim::cli {
 namespace {

@@ -4,10 +4,10 @@
 // would take a real model's.
 #include <cstdio>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "tools/cli.hpp"
-#include "tools/decode_run.hpp"
-#include "tools/weights_source.hpp"
+#include "sim/studies/decode_run.hpp"
+#include "sim/studies/weights_source.hpp"
 #include "workloads/layer_weights_writer.hpp"
 
 namespace stasim::cli {

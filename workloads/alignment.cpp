@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/seeded_random.hpp"
 
 namespace stasim {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/parallel_chunks.hpp"
 
 namespace stasim {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "sim/config_reader.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/config_reader.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 namespace {

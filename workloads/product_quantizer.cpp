@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/code_word_search.hpp"
 #include "workloads/parallel_chunks.hpp"
 #include "workloads/seeded_random.hpp"

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/matched_rate.hpp"
 #include "workloads/parallel_chunks.hpp"
 

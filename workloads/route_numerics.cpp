@@ -3,7 +3,7 @@
 #include <cmath>
 #include <functional>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/fp16.hpp"
 #include "workloads/marlin_slice.hpp"
 #include "workloads/sha256.hpp"

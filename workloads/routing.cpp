@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/config_reader.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/config_reader.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/seeded_random.hpp"
 
 namespace stasim {

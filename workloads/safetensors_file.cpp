@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/fp16.hpp"
 
 namespace stasim {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/fp16.hpp"
 #include "workloads/seeded_random.hpp"
 

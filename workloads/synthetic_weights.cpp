@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/parallel_chunks.hpp"
 #include "workloads/seeded_random.hpp"
 

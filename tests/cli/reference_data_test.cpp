@@ -1,9 +1,9 @@
 // Reading configs/reference/published.yaml: one target per figure, each mapped to the decode run predicting it.
 #include <gtest/gtest.h>
 
-#include "tools/reference_data.hpp"
+#include "sim/studies/reference_data.hpp"
 
-namespace stasim::cli {
+namespace stasim {
 namespace {
 
 TEST(ReferenceData, ExpandsPerVariantFiguresAndMapsEachToItsRun) {
@@ -44,4 +44,4 @@ TEST(ReferenceData, ExpandsPerVariantFiguresAndMapsEachToItsRun) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim

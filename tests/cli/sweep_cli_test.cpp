@@ -12,7 +12,7 @@
 #include <string>
 #include <sys/wait.h>
 
-#include "tools/sweep_table.hpp"
+#include "sim/studies/sweep_table.hpp"
 
 namespace {
 
@@ -61,7 +61,7 @@ TEST(SweepCli, ShardsMergedEqualTheUnshardedSweep) {
   std::string all = slurp(tmp("all.csv"));
   EXPECT_EQ(slurp(tmp("merged.csv")), all);
   // The header plus five rows; the dense row leaves d, r, K empty and has speedup 1 against itself.
-  std::vector<nlohmann::json> rows = stasim::cli::read_sweep_rows(tmp("all.csv"));
+  std::vector<nlohmann::json> rows = stasim::read_sweep_rows(tmp("all.csv"));
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0]["dataflow"], "dense");
   EXPECT_TRUE(rows[0]["d"].is_null());
@@ -105,7 +105,7 @@ TEST(SweepCli, AnInvalidPointIsRecordedWithItsReason) {
   Output o = run("sweep --layers 1 --dataflows cardan --d 3,8 --r 0 --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_THAT(o.text, HasSubstr("ok 1, invalid 1, error 0"));
-  std::vector<nlohmann::json> rows = stasim::cli::read_sweep_rows(out);
+  std::vector<nlohmann::json> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["status"], "invalid");
   EXPECT_THAT(rows[0]["reason"].get<std::string>(), HasSubstr("d = 3 does not divide hidden H = 2048"));
@@ -142,7 +142,7 @@ TEST(SweepCli, VaryAddsAPointPerValue) {
   std::string out = tmp("vary.csv");
   Output o = run("sweep --layers 1 --dataflows dense --vary core.dma.fixed_ns=650,1300 --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
-  std::vector<nlohmann::json> rows = stasim::cli::read_sweep_rows(out);
+  std::vector<nlohmann::json> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["vary"], "core.dma.fixed_ns=650");
   EXPECT_EQ(rows[1]["vary"], "core.dma.fixed_ns=1300");

@@ -5,10 +5,10 @@
 
 #include <fstream>
 
-#include "sim/input_error.hpp"
-#include "tools/sweep_grid.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/studies/sweep_grid.hpp"
 
-namespace stasim::cli {
+namespace stasim {
 namespace {
 
 using testing::HasSubstr;
@@ -80,4 +80,4 @@ TEST(SweepGrid, UnknownSweepKeyGetsADidYouMean) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_runner.hpp"
-#include "tools/sweep_table.hpp"
+#include "sim/studies/sweep_table.hpp"
 
 namespace {
 
@@ -30,9 +30,9 @@ TEST(SweepQualityCli, NmseColumnsOnASyntheticLayer) {
     ++lines;
   EXPECT_EQ(lines, 4u) << r.text;
   EXPECT_THAT(r.text, HasSubstr("on the quality-latency front"));
-  std::vector<stasim::cli::SweepRow> rows = stasim::cli::read_sweep_rows(out);
+  std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 5u);
-  std::map<std::string, stasim::cli::SweepRow> by_drk;
+  std::map<std::string, stasim::SweepRow> by_drk;
   for (const auto& row : rows) {
     ASSERT_EQ(row["status"], "ok") << row.dump();
     EXPECT_EQ(row["weights"], kSynthetic + "@0");  // Qwen3's first MoE layer is layer 0
@@ -87,7 +87,7 @@ TEST(SweepQualityCli, RepresentAndSweepGiveALayerTheSameNmse) {
   auto sweep = run_stasim("sweep --layers 1 --dataflows cardan --d 8 --r 16 --K 16 --weights " + kSynthetic +
                           " --out " + out);
   ASSERT_EQ(sweep.code, 0) << sweep.text;
-  std::vector<stasim::cli::SweepRow> rows = stasim::cli::read_sweep_rows(out);
+  std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 1u);
   // The CSV keeps 6 significant digits.
   EXPECT_NEAR(rows[0]["nmse"].get<double>(), represent_nmse, represent_nmse * 1e-5);
@@ -191,7 +191,7 @@ TEST(SweepQualityCli, ExportedCheckpointFeedsTheSweep) {
   r = run_stasim("sweep --models " + model + " --layers 1 --dataflows cardan --d 8 --r 0,16 --K 16 --jobs 2 --weights " +
                  dir + " --weights-experts 2 --out " + out);
   ASSERT_EQ(r.code, 0) << r.text;
-  std::vector<stasim::cli::SweepRow> rows = stasim::cli::read_sweep_rows(out);
+  std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["weights"], dir + "@0/experts=2");
   // Rate on the read layer (H 256, I 128, E 2): 8/8 + 16·(16·8)/(2·256·128) = 1 + 2048/65536 = 1.03125 → 1.0313.

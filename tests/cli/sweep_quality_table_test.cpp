@@ -4,10 +4,10 @@
 
 #include <fstream>
 
-#include "sim/input_error.hpp"
-#include "tools/sweep_table.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/studies/sweep_table.hpp"
 
-namespace stasim::cli {
+namespace stasim {
 namespace {
 
 SweepRow row(int point, const std::string& dataflow, double tpot, nlohmann::json nmse) {
@@ -56,4 +56,4 @@ TEST(SweepQualityTable, CsvWithoutQualityColumnsStillReads) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim

@@ -4,9 +4,9 @@
 
 #include <fstream>
 
-#include "tools/sweep_table.hpp"
+#include "sim/studies/sweep_table.hpp"
 
-namespace stasim::cli {
+namespace stasim {
 namespace {
 
 SweepRow row(int point, const std::string& group, const std::string& dataflow, double bits, double tpot) {
@@ -62,4 +62,4 @@ TEST(SweepTable, CsvRoundTripIsByteIdentical) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim

@@ -1,5 +1,5 @@
-#include "sim/config_reader.hpp"
-#include "sim/hardware_config.hpp"
+#include "sim/core/config_reader.hpp"
+#include "sim/core/hardware_config.hpp"
 #include "tests/fuzz/fuzz_harness.hpp"
 
 namespace stasim::fuzz {

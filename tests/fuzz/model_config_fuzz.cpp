@@ -1,4 +1,4 @@
-#include "sim/config_reader.hpp"
+#include "sim/core/config_reader.hpp"
 #include "tests/fuzz/fuzz_harness.hpp"
 #include "workloads/model_spec.hpp"
 

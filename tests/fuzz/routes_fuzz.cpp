@@ -1,4 +1,4 @@
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "tests/fuzz/fuzz_harness.hpp"
 #include "workloads/routing.hpp"
 

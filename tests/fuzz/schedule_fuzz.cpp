@@ -1,7 +1,7 @@
-#include "sim/config_reader.hpp"
-#include "sim/graph_validation.hpp"
-#include "sim/hardware_config.hpp"
-#include "sim/schedule_yaml.hpp"
+#include "sim/core/config_reader.hpp"
+#include "sim/core/graph_validation.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/schedule_yaml.hpp"
 #include "tests/fuzz/fuzz_harness.hpp"
 
 namespace stasim::fuzz {

@@ -1,8 +1,8 @@
 #include <sstream>
 #include <vector>
 
-#include "sim/config_reader.hpp"
-#include "sim/hardware_config.hpp"
+#include "sim/core/config_reader.hpp"
+#include "sim/core/hardware_config.hpp"
 #include "tests/fuzz/fuzz_harness.hpp"
 #include "workloads/model_spec.hpp"
 

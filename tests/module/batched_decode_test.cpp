@@ -3,10 +3,10 @@
 // has made its round trip through HBM.
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
-#include "tools/decode_run.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/studies/decode_run.hpp"
 
-namespace stasim::cli {
+namespace stasim {
 namespace {
 
 DecodeRun run_batch(const std::string& dataflow, std::int64_t batch, std::int64_t layers = 0) {
@@ -74,9 +74,9 @@ TEST(XlaBaseline, NoExpertWeightIsRequestedBeforeTheRoutingRoundTrip) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim
 
-namespace stasim::cli {
+namespace stasim {
 namespace {
 
 TEST(FuseProjections, IsAnInputErrorWhereNothingFuses) {
@@ -93,4 +93,4 @@ TEST(FuseProjections, IsAnInputErrorWhereNothingFuses) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim

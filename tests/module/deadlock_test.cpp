@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 
 #include "schedule_fixture.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim::test {
 namespace {

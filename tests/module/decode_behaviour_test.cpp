@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "sim/result_summary.hpp"
-#include "tools/decode_run.hpp"
+#include "sim/kernel/result_summary.hpp"
+#include "sim/studies/decode_run.hpp"
 
-namespace stasim::cli {
+namespace stasim {
 namespace {
 
 DecodeRun run(const std::string& dataflow, std::int64_t layers = 0, RunRequest req = {}) {
@@ -116,4 +116,4 @@ TEST(DecodeBehaviour, AutoKeepsTheFastestDownSchedule) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim

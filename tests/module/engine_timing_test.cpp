@@ -5,7 +5,7 @@
 
 #include "dataflows/random_dag.hpp"
 #include "schedule_fixture.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim::test {
 namespace {

@@ -1,4 +1,4 @@
-// The regression of schedule timing: every case of tools/golden_suite.hpp re-simulated and compared exactly
+// The regression of schedule timing: every case of sim/studies/golden_suite.hpp re-simulated and compared exactly
 // with its file in tests/golden/. A failure lists every value that moved; regenerate on purpose with
 // tools/update-goldens.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <fstream>
 #include <set>
 
-#include "tools/golden_suite.hpp"
+#include "sim/studies/golden_suite.hpp"
 
-namespace stasim::cli {
+namespace stasim {
 
 // gtest prints a case by its name (not its bytes) in test listings.
 void PrintTo(const GoldenCase& c, std::ostream* out) { *out << c.name; }
@@ -79,4 +79,4 @@ TEST(GoldenDiff, MovedRowShowsOpsTpotAndEngines) {
 }
 
 }  // namespace
-}  // namespace stasim::cli
+}  // namespace stasim

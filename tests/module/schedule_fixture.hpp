@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/hardware_config.hpp"
-#include "sim/schedule_yaml.hpp"
-#include "sim/simulate.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/schedule_yaml.hpp"
+#include "sim/kernel/simulate.hpp"
 
 namespace stasim::test {
 

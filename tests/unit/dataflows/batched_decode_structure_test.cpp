@@ -1,7 +1,7 @@
 // Batched decode as a graph: the union of the batch's experts loaded once per step, each expert's tokens
 // grouped by the route alignment as its matmuls' free dimension, the all-experts switch, and routing errors.
 #include "decode_fixture.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim::test {
 namespace {

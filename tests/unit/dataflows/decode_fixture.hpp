@@ -6,7 +6,7 @@
 #include <string>
 
 #include "dataflows/dataflow_registry.hpp"
-#include "sim/graph_validation.hpp"
+#include "sim/core/graph_validation.hpp"
 
 namespace stasim::test {
 

@@ -1,7 +1,7 @@
 // Structure of the xla and w4a8 variants: intermediates through HBM and the routing boundary for xla; the MX
 // matmuls, scale DMAs, one conversion per activated expert and 4.25 bits per gate/up weight for w4a8.
 #include "decode_fixture.hpp"
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim::test {
 namespace {

@@ -1,8 +1,8 @@
 // The critical-path walk and interval unions on hand-made timings (no kernel).
 #include <gtest/gtest.h>
 
-#include "sim/critical_path.hpp"
-#include "sim/result_summary.hpp"
+#include "sim/kernel/critical_path.hpp"
+#include "sim/kernel/result_summary.hpp"
 
 namespace stasim {
 namespace {

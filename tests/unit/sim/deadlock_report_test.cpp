@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/deadlock_report.hpp"
+#include "sim/kernel/deadlock_report.hpp"
 
 namespace stasim {
 namespace {

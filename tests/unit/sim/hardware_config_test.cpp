@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/hardware_config.hpp"
+#include "sim/core/hardware_config.hpp"
 
 namespace stasim {
 namespace {

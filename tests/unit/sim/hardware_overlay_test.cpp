@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/hardware_config.hpp"
+#include "sim/core/hardware_config.hpp"
 
 namespace stasim {
 namespace {

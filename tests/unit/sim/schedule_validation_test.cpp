@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/graph_validation.hpp"
-#include "sim/schedule_yaml.hpp"
+#include "sim/core/graph_validation.hpp"
+#include "sim/core/schedule_yaml.hpp"
 
 namespace stasim {
 namespace {

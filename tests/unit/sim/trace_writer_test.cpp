@@ -5,12 +5,12 @@
 #include <set>
 #include <sstream>
 
-#include "sim/critical_path.hpp"
-#include "sim/dot_writer.hpp"
-#include "sim/hardware_config.hpp"
-#include "sim/result_summary.hpp"
-#include "sim/schedule_yaml.hpp"
-#include "sim/trace_writer.hpp"
+#include "sim/kernel/critical_path.hpp"
+#include "sim/reports/dot_writer.hpp"
+#include "sim/core/hardware_config.hpp"
+#include "sim/kernel/result_summary.hpp"
+#include "sim/core/schedule_yaml.hpp"
+#include "sim/reports/trace_writer.hpp"
 
 namespace stasim {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sim/config_reader.hpp"
+#include "sim/core/config_reader.hpp"
 
 namespace stasim {
 namespace {

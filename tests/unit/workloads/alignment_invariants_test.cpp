@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/alignment.hpp"
 #include "workloads/seeded_random.hpp"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/layer_weights_loader.hpp"
 #include "workloads/layer_weights_writer.hpp"
 #include "workloads/safetensors_writer.hpp"

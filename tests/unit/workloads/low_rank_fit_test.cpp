@@ -2,7 +2,7 @@
 // whitening wins on anisotropic activations, the result does not depend on the thread count.
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/low_rank_fit.hpp"
 #include "workloads/synthetic_weights.hpp"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/model_spec.hpp"
 
 namespace stasim {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/model_spec.hpp"
 
 namespace stasim {

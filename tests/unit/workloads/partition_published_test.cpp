@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/work_partition.hpp"
 
 namespace stasim {

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/code_word_search.hpp"
 #include "workloads/product_quantizer.hpp"
 #include "workloads/seeded_random.hpp"

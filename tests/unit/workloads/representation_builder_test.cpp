@@ -2,7 +2,7 @@
 // (workloads/representation_builder.hpp, workloads/matched_rate.hpp).
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/matched_rate.hpp"
 #include "workloads/representation_builder.hpp"
 #include "workloads/synthetic_weights.hpp"

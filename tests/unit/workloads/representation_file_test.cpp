@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "tests/unit/workloads/safetensors_test_files.hpp"
 #include "workloads/representation_file.hpp"
 #include "workloads/safetensors_writer.hpp"

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/model_spec.hpp"
 #include "workloads/representation.hpp"
 

@@ -1,7 +1,7 @@
 // Bad representation parameters: each message names the parameter and its limit; validate throws InputError.
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/model_spec.hpp"
 #include "workloads/representation.hpp"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/routing.hpp"
 
 namespace stasim {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "tests/unit/workloads/safetensors_test_files.hpp"
 #include "workloads/safetensors_file.hpp"
 

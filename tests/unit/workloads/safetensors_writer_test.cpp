@@ -7,7 +7,7 @@
 #include <functional>
 #include <fstream>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "tests/unit/workloads/safetensors_test_files.hpp"
 #include "workloads/safetensors_set.hpp"
 #include "workloads/safetensors_writer.hpp"

@@ -1,7 +1,7 @@
 // The seeded synthetic layer and activations (workloads/synthetic_weights.hpp).
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/synthetic_weights.hpp"
 
 namespace stasim {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/layer_weights_loader.hpp"
 #include "workloads/model_spec.hpp"
 #include "workloads/weight_patterns.hpp"

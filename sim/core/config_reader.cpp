@@ -1,0 +1,408 @@
+#include "sim/core/config_reader.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <limits>
+#include <sstream>
+
+namespace stasim {
+namespace {
+
+std::string describe(const YAML::Node& node) {
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return "nothing";
+}
+
+template <class T>
+const char* type_name();
+template <> const char* type_name<double>() { return "a number"; }
+template <> const char* type_name<std::int64_t>() { return "an integer"; }
+template <> const char* type_name<int>() { return "an integer"; }
+template <> const char* type_name<std::uint32_t>() { return "a non-negative integer"; }
+template <> const char* type_name<std::uint64_t>() { return "a non-negative integer"; }
+template <> const char* type_name<bool>() { return "true or false"; }
+template <> const char* type_name<std::string>() { return "a string"; }
+template <> const char* type_name<std::vector<std::string>>() { return "a list of strings"; }
+template <> const char* type_name<std::vector<std::int64_t>>() { return "a list of integers"; }
+
+// yaml-cpp converts "-1" to a huge unsigned and "1.5" to an integer silently in some versions; parse strictly.
+template <class T>
+bool convert(const YAML::Node& node, T& out) {
+  if (!node.IsScalar()) return false;
+  const std::string& text = node.Scalar();
+  if constexpr (std::is_same_v<T, std::string>) {
+    out = text;
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (text == "true" || text == "True") { out = true; return true; }
+    if (text == "false" || text == "False") { out = false; return true; }
+    return false;
+  } else if constexpr (std::is_same_v<T, double>) {
+    try {
+      size_t used = 0;
+      double v = std::stod(text, &used);
+      if (used != text.size() || !std::isfinite(v)) return false;
+      out = v;
+      return true;
+    } catch (...) {
+      return false;
+    }
+  } else if constexpr (std::is_unsigned_v<T>) {
+    if (text.empty() || text[0] == '-') return false;
+    try {
+      size_t used = 0;
+      unsigned long long v = std::stoull(text, &used, 10);
+      if (used != text.size() || v > std::numeric_limits<T>::max()) return false;
+      out = static_cast<T>(v);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  } else {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(text, &used, 10);
+      if (used != text.size()) return false;
+      if (std::is_unsigned_v<T> && v < 0) return false;
+      if constexpr (sizeof(T) < sizeof(long long)) {
+        if (v > static_cast<long long>(std::numeric_limits<T>::max()) ||
+            v < static_cast<long long>(std::numeric_limits<T>::min()))
+          return false;
+      }
+      out = static_cast<T>(v);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+}
+
+// An integer literal the target type cannot hold ("-1" for a count, 2^64 for anything) gets its own message.
+template <class T>
+bool integer_out_of_range(const YAML::Node& node) {
+  if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    if (!node.IsScalar()) return false;
+    const std::string& text = node.Scalar();
+    if (std::is_unsigned_v<T> && !text.empty() && text[0] == '-') return false;  // "expected a non-negative integer"
+    std::size_t digits = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+    return text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos;
+  }
+}
+
+template <class T>
+std::string integer_range() {
+  return std::to_string(std::numeric_limits<T>::min()) + ".." + std::to_string(std::numeric_limits<T>::max());
+}
+
+template <class T>
+bool convert_list(const YAML::Node& node, std::vector<T>& out) {
+  if (!node.IsSequence()) return false;
+  std::vector<T> values;
+  for (const auto& item : node) {
+    T v{};
+    if (!convert(item, v)) return false;
+    values.push_back(v);
+  }
+  out = std::move(values);
+  return true;
+}
+
+}  // namespace
+
+// Values written by apply_overrides carry this tag, so messages can say where they came from.
+const char* const kOverrideTag = "!stasim-set";
+
+std::string mark_of(const YAML::Node& node, const std::string& file) {
+  YAML::Mark mark = node.Mark();
+  if (node.Tag() == kOverrideTag || mark.is_null()) return file + " (from --set)";
+  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+namespace {
+
+// yaml-cpp keeps a repeated key (lookups see the first, iteration both) and accepts lists or mappings as keys,
+// which readers then cannot name: both are problems, reported with the key's position. An alias inside its own
+// anchor (a: &x [*x]) makes the document infinitely deep; nesting is cut at kMaxDepth levels.
+constexpr int kMaxDepth = 64;
+
+void check_keys(const YAML::Node& node, const std::string& path, const std::string& file, Problems& problems,
+                int depth = 0) {
+  // Thrown at once: walking on would take as long as the (unbounded) document is deep or wide.
+  if (depth > kMaxDepth)
+    throw InputError(mark_of(node, file) + ": nested deeper than " + std::to_string(kMaxDepth) +
+                     " levels (an alias inside its own anchor?)");
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_keys(node[i], path + "[" + std::to_string(i) + "]", file, problems, depth + 1);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) {
+      problems.add(mark_of(kv.first, file) + ": " + (path.empty() ? "(top level)" : path) +
+                   ": a key must be a plain name, got " + describe(kv.first));
+      continue;
+    }
+    const std::string key = kv.first.Scalar();
+    const std::string key_path = path.empty() ? key : path + "." + key;
+    auto [it, fresh] = first_line.emplace(key, kv.first.Mark().line + 1);
+    if (!fresh)
+      problems.add(mark_of(kv.first, file) + ": " + key_path + ": duplicate key" +
+                   (kv.first.Tag() == kOverrideTag ? "" : " (first at line " + std::to_string(it->second) + ")"));
+    check_keys(kv.second, key_path, file, problems, depth + 1);
+  }
+}
+
+// Marks every node of an override value (keys too), so messages about any part of it say "(from --set)".
+void tag_as_override(YAML::Node node) {
+  node.SetTag(kOverrideTag);
+  if (node.IsSequence())
+    for (YAML::Node item : node) tag_as_override(item);
+  if (node.IsMap())
+    for (auto kv : node) {
+      YAML::Node key = kv.first;
+      key.SetTag(kOverrideTag);
+      tag_as_override(kv.second);
+    }
+}
+
+}  // namespace
+
+std::string mark_of_key(const YAML::Node& key, const YAML::Node& value, const std::string& file) {
+  return mark_of(value.Tag() == kOverrideTag ? value : key, file);
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, not a YAML file");
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_yaml_text(text.str(), path);
+}
+
+YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) throw InputError(file + ": expected a YAML mapping at the top level");
+    Problems problems;
+    check_keys(root, "", file, problems);
+    problems.throw_if_any();
+    return root;
+  } catch (const YAML::ParserException& e) {
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                     ": malformed YAML: " + e.msg);
+  }
+}
+
+void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, const std::string& file) {
+  Problems problems;
+  for (const auto& set : sets) {
+    auto eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      problems.add("--set " + set + ": expected key.path=value");
+      continue;
+    }
+    std::string path = set.substr(0, eq);
+    std::string value = set.substr(eq + 1);
+    std::vector<std::string> parts;
+    std::stringstream ss(path);
+    for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+
+    YAML::Node parent;
+    parent.reset(root);
+    std::string walked;
+    bool ok = true;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::string& part = parts[i];
+      std::vector<std::string> keys;
+      if (parent.IsMap())
+        for (const auto& kv : parent) keys.push_back(kv.first.as<std::string>());
+      bool exists = std::find(keys.begin(), keys.end(), part) != keys.end();
+      if (!exists) {
+        std::string near = nearest_match(part, keys);
+        problems.add("--set " + set + ": " + file + " has no key '" + (walked.empty() ? "" : walked + ".") + part +
+                     "'" + (near.empty() ? "" : " (did you mean '" + (walked.empty() ? "" : walked + ".") + near + "'?)"));
+        ok = false;
+        break;
+      }
+      walked += (walked.empty() ? "" : ".") + part;
+      if (i + 1 < parts.size()) {
+        YAML::Node next = parent[part];
+        if (!next.IsMap()) {
+          problems.add("--set " + set + ": '" + walked + "' is not a section");
+          ok = false;
+          break;
+        }
+        parent.reset(next);
+      }
+    }
+    if (!ok) continue;
+    YAML::Node parsed;
+    try {
+      parsed = YAML::Load(value);
+    } catch (const YAML::ParserException& e) {
+      problems.add("--set " + set + ": the value is not valid YAML: " + e.msg);
+      continue;
+    }
+    YAML::Node fresh = YAML::Clone(parsed);
+    tag_as_override(fresh);
+    std::size_t before = problems.list().size();
+    check_keys(fresh, walked, file, problems);  // a list as a key, or a repeated key, e.g. {a: 1, a: 2}
+    if (problems.list().size() != before) continue;
+    parent[parts.back()] = fresh;
+  }
+  problems.throw_if_any();
+}
+
+ConfigReader::ConfigReader(YAML::Node node, std::string file, std::string path, Problems& problems)
+    : node_(node), file_(std::move(file)), path_(std::move(path)), problems_(&problems) {
+  // An absent section (undefined or null node) reads as empty; anything else must be a mapping.
+  valid_ = node_.IsDefined() && node_.IsMap();
+  if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap())
+    problems_->add(where() + ": expected a mapping, got " + describe(node_));
+}
+
+bool ConfigReader::has(const std::string& key) const { return valid_ && node_[key].IsDefined(); }
+
+std::string ConfigReader::key_path(const std::string& key) const {
+  if (key.empty()) return path_.empty() ? "(top level)" : path_;
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+std::string ConfigReader::where(const std::string& key) const {
+  std::string location = file_;
+  if (valid_ && !key.empty()) {
+    for (const auto& kv : node_) {
+      if (kv.first.as<std::string>() == key) {
+        // A value from --set is reported as such; a file value at its key's position.
+        location = mark_of_key(kv.first, kv.second, file_);
+        break;
+      }
+    }
+  } else if (node_.IsDefined() && !node_.IsNull()) {
+    location = mark_of(node_, file_);
+  }
+  return location + ": " + key_path(key);
+}
+
+void ConfigReader::problem(const std::string& key, const std::string& message) {
+  problems_->add(where(key) + ": " + message);
+}
+
+void ConfigReader::within(const std::string& key, double value, double low, double high) {
+  auto text = [](double v) {
+    std::ostringstream out;
+    if (v == std::floor(v) && std::fabs(v) < 1e15) out << static_cast<long long>(v);
+    else out << v;
+    return out.str();
+  };
+  if (value < low)
+    check(false, key, low == 0 ? "must not be negative" : value <= 0 ? "must be positive" : "must be at least " + text(low));
+  else if (value > high)
+    check(false, key, "must be at most " + text(high));
+}
+
+void ConfigReader::check(bool ok, const std::string& key, const std::string& message) {
+  if (!ok && valid_ && !failed(key)) problem(key, message);
+}
+
+template <class T>
+ConfigReader& ConfigReader::optional(const std::string& key, T& out) {
+  known_.insert(key);
+  if (!valid_) return *this;
+  YAML::Node value = node_[key];
+  if (!value) return *this;
+  bool ok;
+  if constexpr (std::is_same_v<T, std::vector<std::string>> || std::is_same_v<T, std::vector<std::int64_t>>)
+    ok = convert_list(value, out);
+  else
+    ok = convert(value, out);
+  if (ok) return *this;
+  failed_.insert(key);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (integer_out_of_range<T>(value)) {
+      problem(key, "'" + value.Scalar() + "' is out of range (" + integer_range<T>() + ")");
+      return *this;
+    }
+  }
+  problem(key, std::string("expected ") + type_name<T>() + ", got " + describe(value));
+  return *this;
+}
+
+template <class T>
+ConfigReader& ConfigReader::required(const std::string& key, T& out) {
+  known_.insert(key);
+  if (valid_ && !node_[key]) {
+    failed_.insert(key);
+    problems_->add(where() + ": missing required key '" + key_path(key) + "'");
+    return *this;
+  }
+  return optional(key, out);
+}
+
+ConfigReader ConfigReader::section(const std::string& key, bool required) {
+  known_.insert(key);
+  YAML::Node child;
+  if (valid_) {
+    YAML::Node found = node_[key];
+    if (found) child.reset(found);
+    else if (required) problems_->add(where() + ": missing required section '" + key_path(key) + "'");
+  }
+  return ConfigReader(child, file_, key_path(key), *problems_);
+}
+
+YAML::Node ConfigReader::list(const std::string& key, bool required) {
+  known_.insert(key);
+  if (!valid_) return YAML::Node(YAML::NodeType::Undefined);
+  YAML::Node found = node_[key];
+  if (!found.IsDefined() || found.IsNull()) {
+    if (required) problems_->add(where() + ": missing required list '" + key_path(key) + "'");
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  if (!found.IsSequence()) {
+    problem(key, "expected a list, got " + describe(found));
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  return found;
+}
+
+void ConfigReader::finish() {
+  if (!valid_) return;
+  std::vector<std::string> known(known_.begin(), known_.end());
+  for (const auto& kv : node_) {
+    std::string key = kv.first.as<std::string>();
+    if (known_.count(key)) continue;
+    std::string near = nearest_match(key, known);
+    problems_->add(mark_of(kv.first, file_) + ": " + key_path(key) + ": unknown key" +
+                   (near.empty() ? "" : " (did you mean '" + key_path(near) + "'?)"));
+  }
+}
+
+template ConfigReader& ConfigReader::optional<double>(const std::string&, double&);
+template ConfigReader& ConfigReader::optional<std::int64_t>(const std::string&, std::int64_t&);
+template ConfigReader& ConfigReader::optional<int>(const std::string&, int&);
+template ConfigReader& ConfigReader::optional<std::uint32_t>(const std::string&, std::uint32_t&);
+template ConfigReader& ConfigReader::optional<std::uint64_t>(const std::string&, std::uint64_t&);
+template ConfigReader& ConfigReader::optional<bool>(const std::string&, bool&);
+template ConfigReader& ConfigReader::optional<std::string>(const std::string&, std::string&);
+template ConfigReader& ConfigReader::optional<std::vector<std::string>>(const std::string&, std::vector<std::string>&);
+template ConfigReader& ConfigReader::optional<std::vector<std::int64_t>>(const std::string&, std::vector<std::int64_t>&);
+template ConfigReader& ConfigReader::required<double>(const std::string&, double&);
+template ConfigReader& ConfigReader::required<std::int64_t>(const std::string&, std::int64_t&);
+template ConfigReader& ConfigReader::required<int>(const std::string&, int&);
+template ConfigReader& ConfigReader::required<std::uint32_t>(const std::string&, std::uint32_t&);
+template ConfigReader& ConfigReader::required<std::uint64_t>(const std::string&, std::uint64_t&);
+template ConfigReader& ConfigReader::required<bool>(const std::string&, bool&);
+template ConfigReader& ConfigReader::required<std::string>(const std::string&, std::string&);
+template ConfigReader& ConfigReader::required<std::vector<std::string>>(const std::string&, std::vector<std::string>&);
+
+}  // namespace stasim

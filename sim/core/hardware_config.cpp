@@ -1,0 +1,221 @@
+#include "sim/core/hardware_config.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace stasim {
+namespace {
+
+// The ranges in which times stay far inside int64 picoseconds and byte counts inside 64 bits: a clock of
+// 1e-300 GHz or a bandwidth of 1e-300 B/ns would make one op outlast the simulator's time type.
+constexpr double kMinClockGhz = 0.01, kMaxClockGhz = 100;
+constexpr double kMaxCycles = 1e9, kMaxNs = 1e9;
+constexpr double kMinFactor = 0.001, kMaxFactor = 1e6;
+constexpr double kMinBytesPerNs = 0.001, kMaxBytesPerNs = 1e9;
+constexpr double kMaxCount = 65536, kMaxBytesPerPartition = 1ull << 40;
+
+}  // namespace
+
+void TensorEngineConfig::read(ConfigReader& r) {
+  r.required("clock_ghz", clock_ghz)
+      .optional("rows", rows)
+      .optional("columns", columns)
+      .optional("max_moving_free", max_moving_free)
+      .optional("min_issue_cycles", min_issue_cycles)
+      .optional("load_stationary_cycles", load_stationary_cycles)
+      .optional("fp32_cost_factor", fp32_cost_factor)
+      .optional("fp8_k_factor", fp8_k_factor)
+      .optional("mx_k_factor", mx_k_factor);
+  r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
+  r.within("rows", rows, 1, kMaxCount);
+  r.within("columns", columns, 1, kMaxCount);
+  r.within("max_moving_free", max_moving_free, 1, kMaxCount);
+  r.within("min_issue_cycles", min_issue_cycles, 0, kMaxCycles);
+  r.within("load_stationary_cycles", load_stationary_cycles, 0, kMaxCycles);
+  r.within("fp32_cost_factor", fp32_cost_factor, kMinFactor, kMaxFactor);
+  r.positive("fp8_k_factor", fp8_k_factor);
+  r.finish();
+}
+
+void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
+  r.required("clock_ghz", clock_ghz)
+      .optional("min_issue_cycles", min_issue_cycles)
+      .optional("static_overhead_cycles", static_overhead_cycles)
+      .optional("bf16_speedup", bf16_speedup)
+      .optional("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup)
+      .optional("reduce_extra_cycles", reduce_extra_cycles);
+  if (is_gpsimd) r.optional("start_cycles", start_cycles).optional("gather_elements_per_cycle", gather_elements_per_cycle);
+  r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
+  r.within("min_issue_cycles", min_issue_cycles, 0, kMaxCycles);
+  r.within("static_overhead_cycles", static_overhead_cycles, 0, kMaxCycles);
+  r.within("bf16_speedup", bf16_speedup, kMinFactor, kMaxFactor);
+  r.within("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup, kMinFactor, kMaxFactor);
+  r.within("reduce_extra_cycles", reduce_extra_cycles, 0, kMaxCycles);
+  r.within("start_cycles", start_cycles, 0, kMaxCycles);
+  r.within("gather_elements_per_cycle", gather_elements_per_cycle, kMinFactor, kMaxFactor);
+  r.finish();
+}
+
+HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
+  Problems problems;
+  HardwareConfig hw;
+  hw.file = file;
+  ConfigReader top(root, file, "", problems);
+  top.required("name", hw.name);
+
+  ConfigReader device = top.section("device");
+  device.required("cores", hw.device_cores);
+  device.positive("cores", hw.device_cores);
+  ConfigReader hbm = device.section("hbm");
+  hbm.required("capacity_gib", hw.hbm_capacity_gib).required("bandwidth_gbps", hw.hbm_bandwidth_gbps);
+  hbm.positive("capacity_gib", hw.hbm_capacity_gib);
+  hbm.within("bandwidth_gbps", hw.hbm_bandwidth_gbps, kMinBytesPerNs, kMaxBytesPerNs);
+  hbm.finish();
+  device.finish();
+
+  top.required("lnc", hw.lnc);
+  top.check(hw.lnc >= 1 && hw.lnc <= hw.device_cores, "lnc",
+            "must be between 1 and device.cores (" + std::to_string(hw.device_cores) + ")");
+
+  ConfigReader core = top.section("core");
+  ConfigReader engines = core.section("engines");
+  {
+    ConfigReader r = engines.section("tensor");
+    hw.tensor.read(r);
+  }
+  {
+    ConfigReader r = engines.section("vector");
+    hw.vector.read(r, false);
+  }
+  {
+    ConfigReader r = engines.section("scalar");
+    hw.scalar.read(r, false);
+  }
+  {
+    ConfigReader r = engines.section("gpsimd");
+    hw.gpsimd.read(r, true);
+  }
+  engines.finish();
+
+  ConfigReader sbuf = core.section("sbuf");
+  sbuf.required("partitions", hw.sbuf.partitions)
+      .required("bytes_per_partition", hw.sbuf.bytes_per_partition)
+      .optional("reserved_bytes_per_partition", hw.sbuf.reserved_bytes_per_partition);
+  sbuf.within("partitions", hw.sbuf.partitions, 1, kMaxCount);
+  sbuf.within("bytes_per_partition", static_cast<double>(hw.sbuf.bytes_per_partition), 1, kMaxBytesPerPartition);
+  sbuf.check(sbuf.failed("bytes_per_partition") || hw.sbuf.reserved_bytes_per_partition < hw.sbuf.bytes_per_partition,
+             "reserved_bytes_per_partition",
+             "must be smaller than bytes_per_partition");
+  sbuf.finish();
+
+  ConfigReader psum = core.section("psum");
+  psum.required("partitions", hw.psum.partitions)
+      .required("banks", hw.psum.banks)
+      .required("bytes_per_bank_per_partition", hw.psum.bytes_per_bank_per_partition);
+  psum.within("partitions", hw.psum.partitions, 1, kMaxCount);
+  psum.check(hw.psum.banks >= 1 && hw.psum.banks <= 64, "banks", "must be between 1 and 64");
+  psum.within("bytes_per_bank_per_partition", static_cast<double>(hw.psum.bytes_per_bank_per_partition), 1,
+              kMaxBytesPerPartition);
+  psum.finish();
+
+  ConfigReader dma = core.section("dma");
+  dma.required("engines", hw.dma.engines)
+      .required("queues", hw.dma.queues)
+      .required("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine)
+      .required("fixed_ns", hw.dma.fixed_ns)
+      .required("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition);
+  dma.within("engines", hw.dma.engines, 1, kMaxCount);
+  dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
+  dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
+  dma.within("fixed_ns", hw.dma.fixed_ns, 0, kMaxNs);
+  dma.within("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition, 0, kMaxBytesPerPartition);
+  dma.finish();
+
+  ConfigReader link = core.section("link");
+  link.required("bytes_per_ns", hw.link.bytes_per_ns).required("latency_ns", hw.link.latency_ns);
+  link.within("bytes_per_ns", hw.link.bytes_per_ns, kMinBytesPerNs, kMaxBytesPerNs);
+  link.within("latency_ns", hw.link.latency_ns, 0, kMaxNs);
+  link.finish();
+
+  core.required("semaphore_ns", hw.semaphore_ns);
+  core.within("semaphore_ns", hw.semaphore_ns, 0, kMaxNs);
+  core.finish();
+
+  ConfigReader collective = top.section("collective");
+  collective.required("alpha_ns", hw.collective.alpha_ns).required("beta_ns_per_byte", hw.collective.beta_ns_per_byte);
+  collective.within("alpha_ns", hw.collective.alpha_ns, 0, kMaxNs);
+  collective.within("beta_ns_per_byte", hw.collective.beta_ns_per_byte, 0, 1.0 / kMinBytesPerNs);
+  collective.finish();
+
+  top.finish();
+  problems.throw_if_any();
+  return hw;
+}
+
+namespace {
+
+// Writes every key of `overlay` into `base`. A key the base does not have is a typo or a new concept, never a
+// silent addition, so it is a problem with a did-you-mean; a mapping recurses, anything else replaces the
+// base value. The overlay's key node is inserted too, so a later message about the key names the overlay's line.
+void merge_overlay(YAML::Node base, const YAML::Node& overlay, const std::string& file, const std::string& path,
+                   Problems& problems) {
+  for (const auto& kv : overlay) {
+    const std::string key = kv.first.as<std::string>();
+    const std::string key_path = path.empty() ? key : path + "." + key;
+    if (path.empty() && key == "base") continue;
+    std::vector<std::string> keys;
+    for (const auto& b : base) keys.push_back(b.first.as<std::string>());
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string near = nearest_match(key, keys);
+      problems.add(mark_of(kv.first, file) + ": " + key_path + ": not a key of the base config" +
+                   (near.empty() ? "" : " (did you mean '" + (path.empty() ? near : path + "." + near) + "'?)"));
+      continue;
+    }
+    YAML::Node target = base[key];
+    if (kv.second.IsMap() && target.IsMap()) {
+      merge_overlay(target, kv.second, file, key_path, problems);
+      continue;
+    }
+    base.remove(key);
+    base.force_insert(kv.first, kv.second);
+  }
+}
+
+// The document at `path` with its `base:` chain resolved (each base relative to the folder of the file naming
+// it). `chain` holds the files being resolved, so a cycle is an error rather than a hang.
+YAML::Node load_with_base(const std::string& path, std::vector<std::string>& chain) {
+  namespace fs = std::filesystem;
+  YAML::Node root = load_yaml_file(path);
+  YAML::Node base_key = root["base"];
+  if (!base_key) return root;
+  if (!base_key.IsScalar() || base_key.Scalar().empty())
+    throw InputError(mark_of(base_key, path) + ": base: expected the file name of a hardware config");
+  const std::string base_path = (fs::path(path).parent_path() / base_key.Scalar()).lexically_normal().string();
+  if (!fs::exists(base_path))
+    throw InputError(mark_of(base_key, path) + ": base: no file '" + base_path + "'");
+  for (const std::string& seen : chain)
+    if (fs::equivalent(seen, base_path))
+      throw InputError(mark_of(base_key, path) + ": base: '" + base_key.Scalar() + "' is part of a base cycle");
+  chain.push_back(base_path);
+  YAML::Node base = load_with_base(base_path, chain);
+  read_hardware(base, base_path);  // the base must stand on its own: its problems are reported in its own file
+  Problems problems;
+  merge_overlay(base, root, path, "", problems);
+  problems.throw_if_any();
+  return base;
+}
+
+}  // namespace
+
+YAML::Node load_hardware_document(const std::string& path) {
+  std::vector<std::string> chain{path};
+  return load_with_base(path, chain);
+}
+
+HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
+  YAML::Node root = load_hardware_document(path);
+  apply_overrides(root, overrides, path);
+  return read_hardware(root, path);
+}
+
+}  // namespace stasim

@@ -1,0 +1,102 @@
+// HardwareConfig: one NeuronCore generation as configs/hw/*.yaml describes it. Every number has its unit in
+// its name; load_hardware() reads a file (plus --set overrides), reports every problem at once with file, line
+// and key path, and returns validated values the simulator can trust.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/config_reader.hpp"
+
+namespace stasim {
+
+struct TensorEngineConfig {
+  double clock_ghz = 0;
+  std::uint32_t rows = 128;                 // contraction partitions of the systolic array
+  std::uint32_t columns = 128;              // stationary free size = output partitions
+  std::uint32_t max_moving_free = 512;      // moving free size of one matmul (one PSUM bank of FP32)
+  double min_issue_cycles = 64;             // MM_INIT_LATENCY: initiation interval floor
+  double load_stationary_cycles = 32;       // fast LoadStationary when the stationary operand changes
+  double fp32_cost_factor = 4;              // FP32 inputs run at a quarter rate
+  std::uint32_t fp8_k_factor = 1;           // contraction multiplier of FP8 double_row (v3+: 2)
+  std::uint32_t mx_k_factor = 0;            // contraction multiplier of MX matmuls (v4: 4; 0 = unsupported)
+
+  void read(ConfigReader& r);
+};
+
+// Vector, scalar and GpSimd engines share one shape of cost model (hardware-facts.md §4).
+struct EngineConfig {
+  double clock_ghz = 0;
+  double min_issue_cycles = 64;             // MIN_II
+  double static_overhead_cycles = 100;      // paid by an op that depends on its queue predecessor
+  double bf16_speedup = 1;                  // perf-mode divisor on N for all-BF16 copy/tensor_scalar/activation
+  double bf16_tensor_tensor_speedup = 1;    // perf-mode divisor on N for all-BF16 tensor_tensor
+  double reduce_extra_cycles = 64;          // activation_reduce / tensor_scalar_reduce read-out
+  double start_cycles = 150;                // GPSIMD_START (GpSimd only)
+  double gather_elements_per_cycle = 16;    // GpSimd gather throughput (GpSimd only)
+
+  void read(ConfigReader& r, bool gpsimd);
+};
+
+struct SbufConfig {
+  std::uint32_t partitions = 128;
+  std::uint64_t bytes_per_partition = 0;
+  std::uint64_t reserved_bytes_per_partition = 0;  // DMA scratch, identity tensor: not for kernels
+  std::uint64_t usable_bytes_per_partition() const { return bytes_per_partition - reserved_bytes_per_partition; }
+};
+
+struct PsumConfig {
+  std::uint32_t partitions = 128;
+  std::uint32_t banks = 8;
+  std::uint64_t bytes_per_bank_per_partition = 2048;
+};
+
+struct DmaConfig {
+  std::uint32_t engines = 16;
+  std::uint32_t queues = 16;
+  double bytes_per_ns_per_engine = 0;
+  double fixed_ns = 1300;
+  double knee_bytes_per_partition = 2048;
+  double bytes_per_ns() const { return engines * bytes_per_ns_per_engine; }
+};
+
+struct LinkConfig {   // cross-core (LNC=2) SBUF-to-SBUF path
+  double bytes_per_ns = 0;
+  double latency_ns = 0;
+};
+
+struct CollectiveConfig {  // TP all-reduce: alpha + bytes * beta
+  double alpha_ns = 0;
+  double beta_ns_per_byte = 0;
+};
+
+struct HardwareConfig {
+  std::string name;
+  std::string file;                          // where it was loaded from, for messages
+  std::uint32_t device_cores = 8;
+  double hbm_capacity_gib = 0;
+  double hbm_bandwidth_gbps = 0;             // GB/s = bytes per ns, whole device
+  std::uint32_t lnc = 1;                     // physical cores per logical core; the simulated cores
+  TensorEngineConfig tensor;
+  EngineConfig vector, scalar, gpsimd;
+  SbufConfig sbuf;
+  PsumConfig psum;
+  DmaConfig dma;
+  LinkConfig link;
+  CollectiveConfig collective;
+  double semaphore_ns = 50;
+
+  // HBM bandwidth the simulated (logical) core may use: its share of the device.
+  double hbm_bytes_per_ns_available() const { return hbm_bandwidth_gbps * lnc / device_cores; }
+};
+
+HardwareConfig read_hardware(const YAML::Node& root, const std::string& file);
+// The YAML document of a hardware file with its `base:` chain merged in (what overrides apply to).
+YAML::Node load_hardware_document(const std::string& path);
+// A file may be an overlay: `base: trn3.yaml` (relative to its own folder) and then only the keys it changes;
+// every overlay key must exist in the base (a typo gets a did-you-mean) and the merged document is validated
+// like any other, values reported at the overlay's lines. Overrides apply after the merge.
+HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides = {});
+
+}  // namespace stasim

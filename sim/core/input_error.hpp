@@ -1,0 +1,51 @@
+// Errors that leave stasim. InputError is bad input (exit code 2) and carries every problem found, each
+// already naming its file, line and key or op; SimulationError is a run that cannot complete (exit code 1).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace stasim {
+
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<std::string> problems);
+  explicit InputError(const std::string& problem) : InputError(std::vector<std::string>{problem}) {}
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A run that ended with ops never executed (sim/kernel/deadlock_report.hpp says which and why). A builder's graph
+// that deadlocks is a bug (exit code 1); a user's schedule file that deadlocks is bad input, which the command
+// running it reports as an InputError.
+class DeadlockError : public SimulationError {
+ public:
+  using SimulationError::SimulationError;
+};
+
+// Collects problems so that one pass reports all of them at once.
+class Problems {
+ public:
+  void add(std::string problem) { list_.push_back(std::move(problem)); }
+  bool empty() const { return list_.empty(); }
+  const std::vector<std::string>& list() const { return list_; }
+  void throw_if_any() const {
+    if (!list_.empty()) throw InputError(list_);
+  }
+
+ private:
+  std::vector<std::string> list_;
+};
+
+// The candidate closest to `word` by edit distance, or "" when none is close enough to be a plausible typo.
+std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace stasim

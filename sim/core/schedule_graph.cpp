@@ -1,0 +1,121 @@
+#include "sim/core/schedule_graph.hpp"
+
+#include <algorithm>
+
+namespace stasim {
+namespace {
+
+const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
+const char* const kOpKindNames[] = {"matmul",        "transpose",   "activation",    "activation_reduce",
+                                    "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce",
+                                    "memset",        "iota",        "gather",        "transfer",
+                                    "all_reduce",    "fixed"};
+const char* const kDtypeNames[] = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
+
+template <class E, size_t N>
+bool parse_enum(const std::string& text, const char* const (&names)[N], E& out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (text == names[i]) {
+      out = static_cast<E>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* engine_name(Engine e) { return kEngineNames[static_cast<int>(e)]; }
+bool parse_engine(const std::string& text, Engine& out) { return parse_enum(text, kEngineNames, out); }
+const char* op_kind_name(OpKind k) { return kOpKindNames[static_cast<int>(k)]; }
+bool parse_op_kind(const std::string& text, OpKind& out) { return parse_enum(text, kOpKindNames, out); }
+const char* dtype_name(Dtype d) { return kDtypeNames[static_cast<int>(d)]; }
+bool parse_dtype(const std::string& text, Dtype& out) { return parse_enum(text, kDtypeNames, out); }
+
+std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue) {
+  std::uint64_t key = (std::uint64_t{core} << 24) | (std::uint64_t(engine) << 16) | dma_queue;
+  // Builders emit long runs on few queues: remember the last lookups before hashing.
+  for (const auto& [k, index] : recent_queues_)
+    if (k == key) return index;
+  auto [it, inserted] = queue_lookup_.emplace(key, static_cast<std::uint32_t>(queues_.size()));
+  if (inserted) {
+    Queue q;
+    q.core = core;
+    q.engine = engine;
+    q.dma_queue = dma_queue;
+    queues_.push_back(std::move(q));
+  }
+  recent_queues_[recent_next_] = {key, it->second};
+  recent_next_ = (recent_next_ + 1) % recent_queues_.size();
+  return it->second;
+}
+
+OpId ScheduleGraph::add_op(Op op) {
+  std::uint32_t q = queue_index(op.core, op.engine, op.engine == Engine::dma ? op.queue : 0);
+  OpId id = static_cast<OpId>(boost::add_vertex(std::move(op), graph_));
+  queues_[q].ops.push_back(id);
+  queue_of_.push_back(q);
+  return id;
+}
+
+void ScheduleGraph::add_dep(OpId from, OpId to, DepKind kind) { boost::add_edge(from, to, Dep{kind}, graph_); }
+
+std::uint32_t ScheduleGraph::add_buffer(Buffer buffer) {
+  buffers_.push_back(std::move(buffer));
+  return static_cast<std::uint32_t>(buffers_.size() - 1);
+}
+
+std::uint32_t ScheduleGraph::join_psum_group(OpId op, const std::string& name) {
+  const Op& o = graph_[op];
+  std::string key = std::to_string(o.core) + "/" + name;
+  auto it = open_group_.find(key);
+  // A name reused after its group was released starts a new group.
+  if (it == open_group_.end() || groups_[it->second].release_op != kNoOp) {
+    PsumGroup g;
+    g.name = name;
+    g.core = o.core;
+    g.bank = o.psum_bank;
+    g.first_op = op;
+    groups_.push_back(g);
+    std::uint32_t index = static_cast<std::uint32_t>(groups_.size() - 1);
+    if (it == open_group_.end()) it = open_group_.emplace(key, index).first;
+    else it->second = index;
+  }
+  std::uint32_t group = it->second;
+  groups_[group].last_op = op;
+  graph_[op].psum_group = group;
+  return group;
+}
+
+std::uint32_t ScheduleGraph::new_psum_group(std::uint8_t core, std::int8_t bank, std::string name) {
+  PsumGroup g;
+  g.name = std::move(name);
+  g.core = core;
+  g.bank = bank;
+  groups_.push_back(std::move(g));
+  return static_cast<std::uint32_t>(groups_.size() - 1);
+}
+
+void ScheduleGraph::add_to_psum_group(OpId op, std::uint32_t group) {
+  PsumGroup& g = groups_[group];
+  Op& o = graph_[op];
+  o.psum_group = group;
+  o.psum_bank = g.bank;
+  if (g.first_op == kNoOp) g.first_op = op;
+  g.last_op = op;
+}
+
+std::uint16_t ScheduleGraph::phase_id(const std::string& phase) {
+  auto it = std::find(phases_.begin(), phases_.end(), phase);
+  if (it != phases_.end()) return static_cast<std::uint16_t>(it - phases_.begin());
+  phases_.push_back(phase);
+  return static_cast<std::uint16_t>(phases_.size() - 1);
+}
+
+void ScheduleGraph::reserve(std::size_t ops, std::size_t deps) {
+  graph_.m_vertices.reserve(ops);
+  graph_.m_edges.reserve(deps);
+  queue_of_.reserve(ops);
+}
+
+}  // namespace stasim

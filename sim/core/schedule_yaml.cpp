@@ -1,0 +1,202 @@
+#include "sim/core/schedule_yaml.hpp"
+
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "sim/core/config_reader.hpp"
+
+namespace stasim {
+namespace {
+
+bool parse_location(const std::string& text, Location& loc, std::uint8_t& peer) {
+  if (text == "hbm") { loc = Location::hbm; return true; }
+  if (text == "sbuf") { loc = Location::sbuf; return true; }
+  if (text == "psum") { loc = Location::psum; return true; }
+  if (text.size() > 4 && text.compare(0, 4, "core") == 0) {
+    try {
+      size_t used = 0;
+      int c = std::stoi(text.substr(4), &used);
+      if (used == text.size() - 4 && c >= 0 && c < 256) {
+        loc = Location::peer;
+        peer = static_cast<std::uint8_t>(c);
+        return true;
+      }
+    } catch (...) {
+    }
+  }
+  return false;
+}
+
+const std::vector<std::string> kEngines = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
+const std::vector<std::string> kKinds = {"matmul", "transpose", "activation", "activation_reduce", "tensor_tensor",
+                                         "tensor_scalar", "tensor_copy", "tensor_reduce", "memset", "iota",
+                                         "gather", "transfer", "all_reduce", "fixed"};
+const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
+
+std::string suggest(const std::string& word, const std::vector<std::string>& options) {
+  std::string near = nearest_match(word, options);
+  return near.empty() ? "" : " (did you mean '" + near + "'?)";
+}
+
+}  // namespace
+
+OpLocator LoadedSchedule::locator() const {
+  return [this](OpId id) {
+    return file + ":" + std::to_string(op_lines[id]) + ": op '" + graph.op(id).name + "'";
+  };
+}
+
+BufferLocator LoadedSchedule::buffer_locator() const {
+  return [this](std::uint32_t i) {
+    return file + ":" + std::to_string(buffer_lines[i]) + ": buffer '" + graph.buffers()[i].name + "'";
+  };
+}
+
+LoadedSchedule load_schedule(const std::string& path) { return read_schedule(load_yaml_file(path), path); }
+
+LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
+  LoadedSchedule out;
+  out.file = file;
+  Problems problems;
+  ConfigReader top(root, file, "", problems);
+  YAML::Node ops = top.list("ops", true);
+  YAML::Node buffers = top.list("buffers", false);
+  std::string description;
+  top.optional("description", description);
+  top.finish();
+  problems.throw_if_any();
+
+  ScheduleGraph& g = out.graph;
+  std::unordered_map<std::string, std::uint32_t> buffer_ids;
+  if (buffers.IsDefined()) {
+      for (std::size_t i = 0; i < buffers.size(); ++i) {
+        ConfigReader r(buffers[i], file, "buffers[" + std::to_string(i) + "]", problems);
+        Buffer b;
+        std::string space = "sbuf";
+        std::uint32_t core = 0;
+        r.required("name", b.name).required("bytes_per_partition", b.bytes_per_partition)
+            .optional("partitions", b.partitions).optional("space", space).optional("core", core);
+        r.positive("bytes_per_partition", b.bytes_per_partition);
+        r.positive("partitions", b.partitions);
+        if (space == "psum") b.space = Location::psum;
+        else if (space != "sbuf") r.problem("space", "expected sbuf or psum, got '" + space + "'");
+        r.check(core < 256, "core", "must be below 256");
+        b.core = static_cast<std::uint8_t>(core);
+        r.finish();
+        if (buffer_ids.count(b.name)) r.problem("name", "buffer '" + b.name + "' is declared twice");
+        else {
+          buffer_ids[b.name] = g.add_buffer(b);
+          out.buffer_lines.push_back(buffers[i].Mark().line + 1);
+        }
+      }
+  }
+
+  std::unordered_map<std::string, OpId> ids;
+  std::vector<std::vector<std::string>> deps_of;
+  std::vector<std::vector<std::string>> buffers_of;
+  std::vector<std::string> names;
+  // Accumulation groups open on each (core, bank), in the order they were opened: a release closes the oldest.
+  std::map<std::pair<int, int>, std::deque<std::uint32_t>> open_groups;
+  for (std::size_t i = 0; ops.IsDefined() && i < ops.size(); ++i) {
+    YAML::Node entry = ops[i];
+    std::string label = "ops[" + std::to_string(i) + "]";
+    ConfigReader r(entry, file, label, problems);
+    Op op;
+    std::string engine, kind, dtype = "bf16", src = "hbm", dst = "sbuf", group, phase;
+    std::uint32_t core = 0, queue = 0;
+    std::int64_t psum_bank = -1, releases = -1;
+    double duration_ns = -1;
+    std::vector<std::string> deps, used_buffers;
+    r.required("name", op.name).required("engine", engine).optional("kind", kind).optional("core", core)
+        .optional("queue", queue).optional("k", op.k).optional("m", op.m).optional("n", op.n)
+        .optional("free", op.free).optional("partitions", op.partitions).optional("bytes", op.bytes)
+        .optional("src", src).optional("dst", dst).optional("dtype", dtype).optional("deps", deps)
+        .optional("psum_bank", psum_bank).optional("psum_group", group).optional("releases_psum_bank", releases)
+        .optional("cycles", op.cycles).optional("duration_ns", duration_ns).optional("phase", phase)
+        .optional("buffers", used_buffers).optional("new_stationary", op.new_stationary)
+        .optional("input_in_psum", op.input_in_psum).optional("contiguous_bytes", op.contiguous_bytes);
+    r.finish();
+    if (!op.name.empty() && ids.count(op.name)) r.problem("name", "op name '" + op.name + "' is used twice");
+    if (!engine.empty() && !parse_engine(engine, op.engine))
+      r.problem("engine", "unknown engine '" + engine + "'" + suggest(engine, kEngines) +
+                              "; engines: tensor, vector, scalar, gpsimd, dma, collective");
+    if (kind.empty()) {
+      if (op.engine == Engine::dma) op.kind = OpKind::transfer;
+      else if (op.engine == Engine::tensor) op.kind = OpKind::matmul;
+      else if (op.engine == Engine::collective) op.kind = OpKind::all_reduce;
+      else if (op.cycles >= 0 || duration_ns >= 0) op.kind = OpKind::fixed;
+      else r.problem("", "missing key 'kind' (the " + engine + " engine runs several kinds of op)");
+    } else if (!parse_op_kind(kind, op.kind)) {
+      r.problem("kind", "unknown kind '" + kind + "'" + suggest(kind, kKinds));
+    }
+    if (!parse_dtype(dtype, op.dtype)) r.problem("dtype", "unknown dtype '" + dtype + "'" + suggest(dtype, kDtypes));
+    if (!parse_location(src, op.src, op.peer_core)) r.problem("src", "expected hbm, sbuf, psum or coreN, got '" + src + "'");
+    std::uint8_t dst_peer = 0;
+    if (!parse_location(dst, op.dst, dst_peer)) r.problem("dst", "expected hbm, sbuf, psum or coreN, got '" + dst + "'");
+    if (op.dst == Location::peer) op.peer_core = dst_peer;
+    r.check(core < 256, "core", "must be below 256");
+    r.check(queue < 65536, "queue", "must be below 65536");
+    r.check(queue == 0 || op.engine == Engine::dma, "queue", "only DMA ops have a queue");
+    // Bounded so that a duration in integer picoseconds cannot overflow, even summed over many ops.
+    constexpr double kMaxDurationNs = 1e9, kMaxCycles = 1e9;
+    r.check(op.cycles < 0 || (op.cycles > 0 && op.cycles <= kMaxCycles), "cycles", "must be positive and at most 1e9");
+    r.check(duration_ns < 0 || (duration_ns > 0 && duration_ns <= kMaxDurationNs), "duration_ns",
+            "must be positive and at most 1e9 (one second)");
+    r.check(psum_bank >= -1 && psum_bank < 64, "psum_bank", "must be between 0 and 63");
+    r.check(releases >= -1 && releases < 64, "releases_psum_bank", "must be between 0 and 63");
+    if (!group.empty() && psum_bank < 0) r.problem("psum_group", "needs psum_bank");
+    op.core = static_cast<std::uint8_t>(core);
+    op.queue = static_cast<std::uint16_t>(queue);
+    op.psum_bank = static_cast<std::int8_t>(psum_bank);
+    op.releases_psum_bank = static_cast<std::int8_t>(releases);
+    if (duration_ns > 0) op.duration_ps = ps_from_ns(duration_ns);
+    op.phase = g.phase_id(phase);
+    if (!problems.empty()) continue;  // keep reading entries to report all their problems
+
+    OpId id = g.add_op(op);
+    ids[op.name] = id;
+    out.op_lines.push_back(entry.Mark().line + 1);
+    deps_of.push_back(deps);
+    buffers_of.push_back(used_buffers);
+    if (op.psum_bank >= 0) {
+      std::uint32_t before = static_cast<std::uint32_t>(g.psum_groups().size());
+      std::uint32_t grp = g.join_psum_group(id, group.empty() ? op.name : group);
+      if (grp >= before) open_groups[{op.core, op.psum_bank}].push_back(grp);
+    }
+    if (op.releases_psum_bank >= 0) {
+      auto& open = open_groups[{op.core, op.releases_psum_bank}];
+      if (open.empty()) {
+        r.problem("releases_psum_bank", "no PSUM group is open on bank " + std::to_string(op.releases_psum_bank) +
+                                            " of core " + std::to_string(op.core) + " at this point of the list");
+      } else {
+        g.set_release(open.front(), id);
+        open.pop_front();
+      }
+    }
+  }
+  problems.throw_if_any();
+  if (ids.empty()) throw InputError(file + ": the schedule has no ops");
+
+  std::vector<std::string> all_names;
+  for (const auto& [name, id] : ids) all_names.push_back(name);
+  std::vector<std::string> all_buffers;
+  for (const auto& [name, id] : buffer_ids) all_buffers.push_back(name);
+  OpLocator where = out.locator();
+  for (OpId id = 0; id < deps_of.size(); ++id) {
+    for (const std::string& d : deps_of[id]) {
+      auto it = ids.find(d);
+      if (it == ids.end()) problems.add(where(id) + ": deps: unknown op '" + d + "'" + suggest(d, all_names));
+      else g.add_dep(it->second, id);
+    }
+    for (const std::string& b : buffers_of[id]) {
+      auto it = buffer_ids.find(b);
+      if (it == buffer_ids.end()) problems.add(where(id) + ": buffers: unknown buffer '" + b + "'" + suggest(b, all_buffers));
+      else g.use_buffer(id, it->second);
+    }
+  }
+  problems.throw_if_any();
+  return out;
+}
+
+}  // namespace stasim

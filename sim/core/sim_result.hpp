@@ -1,0 +1,63 @@
+// SimResult: what one simulation produced. OpTiming is the raw per-op record the kernel writes; the rest is
+// derived from it and the graph after the run (summarize in sim/kernel/simulate.hpp), so a run in a forked child only
+// has to send the timings back.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/core/schedule_graph.hpp"
+#include "sim/core/units.hpp"
+
+namespace stasim {
+
+// What decided an op's start time: nothing (time 0), a dependency, the previous op of its queue, or the op
+// that released the PSUM bank it waited for.
+enum class BoundKind : std::uint8_t { start, dep, queue, psum };
+
+struct OpTiming {
+  Picoseconds start_ps = -1;
+  Picoseconds end_ps = -1;
+  OpId bound_op = kNoOp;
+  BoundKind bound = BoundKind::start;
+};
+
+struct EngineStats {
+  Picoseconds active_ps = 0;     // union of the engine's instruction intervals
+  std::uint64_t instructions = 0;
+};
+
+struct CriticalPath {
+  Picoseconds total_ps = 0;
+  std::vector<OpId> ops;                                  // in time order
+  std::array<Picoseconds, kEngineCount> by_engine_ps{};   // op durations on the path per engine
+  std::map<std::string, Picoseconds> by_phase_ps;         // op durations per phase tag ("" = untagged)
+  Picoseconds wait_ps = 0;                                // semaphore latency and idle gaps
+};
+
+// The kernel's raw output, small enough to send from a forked child.
+struct RawRun {
+  std::vector<OpTiming> timings;
+  std::uint32_t peak_psum_banks = 0;
+  std::uint64_t kernel_activations = 0;
+  double wall_ms = 0;   // elaboration and kernel run
+};
+
+struct SimResult {
+  Picoseconds total_ps = 0;
+  std::vector<OpTiming> ops;
+  std::array<EngineStats, kEngineCount> engines{};                  // union over cores
+  std::vector<std::array<EngineStats, kEngineCount>> per_core;
+  Picoseconds dma_active_ps = 0;                                    // at least one transfer in flight
+  std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0, dma_transfers = 0;
+  std::uint64_t sbuf_peak_bytes = 0, sbuf_peak_bytes_per_partition = 0, sbuf_capacity_bytes = 0;
+  std::uint32_t psum_peak_banks = 0;
+  CriticalPath critical_path;
+  std::uint64_t kernel_activations = 0;
+  double wall_ms = 0;
+};
+
+}  // namespace stasim

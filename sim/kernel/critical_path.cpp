@@ -1,0 +1,28 @@
+#include "sim/kernel/critical_path.hpp"
+
+#include <algorithm>
+
+namespace stasim {
+
+CriticalPath critical_path(const ScheduleGraph& graph, const std::vector<OpTiming>& timings) {
+  CriticalPath path;
+  if (timings.empty()) return path;
+  OpId last = 0;
+  for (OpId v = 1; v < timings.size(); ++v)
+    if (timings[v].end_ps > timings[last].end_ps) last = v;
+  path.total_ps = timings[last].end_ps;
+  Picoseconds busy = 0;
+  for (OpId v = last; v != kNoOp; v = timings[v].bound == BoundKind::start ? kNoOp : timings[v].bound_op) {
+    path.ops.push_back(v);
+    Picoseconds d = timings[v].end_ps - timings[v].start_ps;
+    const Op& op = graph.op(v);
+    path.by_engine_ps[static_cast<int>(op.engine)] += d;
+    path.by_phase_ps[graph.phases()[op.phase]] += d;
+    busy += d;
+  }
+  std::reverse(path.ops.begin(), path.ops.end());
+  path.wait_ps = path.total_ps - busy;
+  return path;
+}
+
+}  // namespace stasim

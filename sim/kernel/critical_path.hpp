@@ -1,0 +1,15 @@
+// The critical path of a finished simulation: from the op that ends last, step to whatever bound its start
+// (its latest dependency, its queue predecessor, or the op that released its PSUM bank) until an op that
+// started unconstrained. Time on the path not spent inside ops is waiting (semaphore latency, gaps).
+#pragma once
+
+#include <vector>
+
+#include "sim/core/schedule_graph.hpp"
+#include "sim/core/sim_result.hpp"
+
+namespace stasim {
+
+CriticalPath critical_path(const ScheduleGraph& graph, const std::vector<OpTiming>& timings);
+
+}  // namespace stasim

@@ -1,0 +1,75 @@
+// RunState: the shared, kernel-free bookkeeping of one simulation. Engine and DMA modules call start()/finish();
+// finish() propagates completion to dependents (adding the semaphore latency across engines or cores) and wakes
+// the queue whose head became ready. Modules stay thin shells; the readiness rules live here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/schedule_graph.hpp"
+#include "sim/core/sim_result.hpp"
+
+namespace stasim {
+
+// A queue's module; woken when its head op may be able to start at time `at_ps` (or later).
+class QueueListener {
+ public:
+  virtual ~QueueListener() = default;
+  virtual void wake(Picoseconds at_ps) = 0;
+};
+
+// PSUM banks as a blocking resource. admit() says whether an op may accumulate now (taking its bank if free);
+// if not, the op's queue is woken when the bank is released. finished() frees the bank of a release op.
+class PsumArbiter {
+ public:
+  virtual ~PsumArbiter() = default;
+  // kNoOp when admitted; otherwise the release op the caller now waits for.
+  virtual OpId admit(OpId op, std::uint32_t queue) = 0;
+  virtual void finished(OpId op, Picoseconds now_ps) = 0;
+};
+
+class RunState {
+ public:
+  RunState(const ScheduleGraph& graph, const HardwareConfig& hw);
+
+  const ScheduleGraph& graph() const { return graph_; }
+  const HardwareConfig& hw() const { return hw_; }
+  void set_listener(std::uint32_t queue, QueueListener* listener) { listeners_[queue] = listener; }
+  void set_psum(PsumArbiter* psum) { psum_ = psum; }
+  PsumArbiter* psum() { return psum_; }
+
+  // The op at the head of `queue` (not started yet), or kNoOp when the queue is drained.
+  OpId head(std::uint32_t queue) const {
+    const auto& ops = graph_.queues()[queue].ops;
+    return head_[queue] < ops.size() ? ops[head_[queue]] : kNoOp;
+  }
+  bool deps_done(OpId op) const { return remaining_[op] == 0; }
+  Picoseconds ready_ps(OpId op) const { return ready_ps_[op]; }
+  // True when the op reads the result of its queue predecessor (pays the static overhead of dependent chains).
+  bool depends_on_predecessor(OpId op) const;
+
+  // Records the start of the head of `queue` at `now_ps` and what bound it; `psum_wait` is the release op it
+  // waited for, if any. Returns the op.
+  OpId start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait);
+  void finish(OpId op, Picoseconds now_ps);
+  QueueListener* listener(std::uint32_t queue) const { return listeners_[queue]; }
+
+  std::size_t finished_count() const { return finished_; }
+  std::vector<OpTiming>& timings() { return timing_; }
+
+ private:
+  const ScheduleGraph& graph_;
+  const HardwareConfig& hw_;
+  Picoseconds semaphore_ps_;
+  std::vector<OpTiming> timing_;
+  std::vector<std::uint32_t> remaining_;
+  std::vector<Picoseconds> ready_ps_;
+  std::vector<OpId> ready_by_;
+  std::vector<std::uint32_t> head_;
+  std::vector<QueueListener*> listeners_;
+  PsumArbiter* psum_ = nullptr;
+  std::size_t finished_ = 0;
+};
+
+}  // namespace stasim

@@ -1,0 +1,153 @@
+#include "sim/reports/trace_writer.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace stasim {
+namespace {
+
+using nlohmann::json;
+
+// Trace-event timestamps are microseconds; picoseconds / 1e6 keeps every simulated picosecond.
+double ts_us(Picoseconds ps) { return static_cast<double>(ps) / 1e6; }
+
+// The DMA model's fixed phase before bytes move (memory/dma_cost.cpp: fixed_ns, plus the link latency for a
+// transfer to or from another core); the sim core sits below memory/, so the one-line formula is repeated here.
+Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw) {
+  if (op.duration_ps >= 0) return op.duration_ps;
+  bool peer = op.src == Location::peer || op.dst == Location::peer;
+  return ps_from_ns(hw.dma.fixed_ns + (peer ? hw.link.latency_ns : 0.0));
+}
+
+json metadata(const char* what, int pid, int tid, const std::string& name) {
+  json e = {{"ph", "M"}, {"name", what}, {"pid", pid}, {"args", {{"name", name}}}};
+  if (tid >= 0) e["tid"] = tid;
+  return e;
+}
+
+json sort_index(int pid, int tid, int index) {
+  return {{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", index}}}};
+}
+
+// A step function from (time, delta) changes: one counter event per distinct time.
+void emit_counter(json& events, const std::string& name, const std::string& series, int pid,
+                  std::vector<std::pair<Picoseconds, double>> changes) {
+  if (changes.empty()) return;
+  std::sort(changes.begin(), changes.end());
+  double value = 0;
+  for (std::size_t i = 0; i < changes.size();) {
+    Picoseconds t = changes[i].first;
+    for (; i < changes.size() && changes[i].first == t; ++i) value += changes[i].second;
+    if (std::abs(value) < 1e-9) value = 0;
+    events.push_back({{"ph", "C"}, {"name", name}, {"pid", pid}, {"ts", ts_us(t)}, {"args", {{series, value}}}});
+  }
+}
+
+}  // namespace
+
+int trace_engine_tid(Engine engine, std::uint16_t dma_queue) {
+  if (engine == Engine::dma) return 100 + dma_queue;
+  return 1 + static_cast<int>(engine);
+}
+
+void append_trace(json& doc, const ScheduleGraph& graph, const SimResult& r, const HardwareConfig& hw,
+                  const TraceOptions& options) {
+  json& events = doc["traceEvents"];
+  if (!events.is_array()) events = json::array();
+  auto pid_of = [&](std::uint8_t core) { return options.first_pid + core; };
+  std::set<std::uint8_t> cores;
+  for (const Queue& q : graph.queues()) cores.insert(q.core);
+  for (std::uint8_t core : cores) {
+    std::string name = (options.title.empty() ? "" : options.title + ": ") + "core " + std::to_string(core);
+    events.push_back(metadata("process_name", pid_of(core), -1, name));
+    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid_of(core)},
+                      {"args", {{"sort_index", pid_of(core)}}}});
+  }
+  for (const Queue& q : graph.queues()) {
+    int tid = trace_engine_tid(q.engine, q.dma_queue);
+    std::string name = q.engine == Engine::dma ? "dma queue " + std::to_string(q.dma_queue) : engine_name(q.engine);
+    events.push_back(metadata("thread_name", pid_of(q.core), tid, name));
+    events.push_back(sort_index(pid_of(q.core), tid, tid));
+  }
+
+  std::vector<char> critical(graph.size(), 0);
+  for (OpId v : r.critical_path.ops) critical[v] = 1;
+  std::set<std::uint8_t> critical_cores;
+  for (OpId v : r.critical_path.ops) critical_cores.insert(graph.op(v).core);
+  for (std::uint8_t core : critical_cores) {
+    events.push_back(metadata("thread_name", pid_of(core), kCriticalPathTid, "critical path"));
+    events.push_back(sort_index(pid_of(core), kCriticalPathTid, -1));  // on top
+  }
+
+  for (OpId v = 0; v < graph.size(); ++v) {
+    const Op& op = graph.op(v);
+    const OpTiming& t = r.ops[v];
+    const std::string& phase = graph.phases()[op.phase];
+    json slice = {{"ph", "X"}, {"name", phase.empty() ? op.name : op.name + " [" + phase + "]"},
+                  {"cat", phase.empty() ? "untagged" : phase}, {"pid", pid_of(op.core)},
+                  {"tid", trace_engine_tid(op.engine, op.queue)}, {"ts", ts_us(t.start_ps)},
+                  {"dur", ts_us(t.end_ps - t.start_ps)}};
+    json args = {{"kind", op_kind_name(op.kind)}, {"start_ns", ns_from_ps(t.start_ps)},
+                 {"end_ns", ns_from_ps(t.end_ps)}};
+    if (op.engine == Engine::dma) args["bytes"] = op.bytes;
+    if (critical[v]) args["critical"] = true;
+    slice["args"] = args;
+    events.push_back(slice);
+    if (critical[v]) {
+      slice["tid"] = kCriticalPathTid;
+      slice["cname"] = "terrible";  // the trace viewers' red
+      events.push_back(std::move(slice));
+    }
+  }
+
+  // A flow arrow for each dependency between two different tracks: from the producer's slice to the consumer's.
+  std::uint64_t flow_id = static_cast<std::uint64_t>(options.first_pid) << 32;
+  for (auto [e, end] = boost::edges(graph.graph()); e != end; ++e) {
+    OpId from = static_cast<OpId>(boost::source(*e, graph.graph()));
+    OpId to = static_cast<OpId>(boost::target(*e, graph.graph()));
+    if (graph.queue_of(from) == graph.queue_of(to)) continue;
+    const Op& a = graph.op(from);
+    const Op& b = graph.op(to);
+    ++flow_id;
+    events.push_back({{"ph", "s"}, {"name", "dep"}, {"cat", "dep"}, {"id", flow_id}, {"pid", pid_of(a.core)},
+                      {"tid", trace_engine_tid(a.engine, a.queue)}, {"ts", ts_us(r.ops[from].start_ps)}});
+    events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "dep"}, {"cat", "dep"}, {"id", flow_id},
+                      {"pid", pid_of(b.core)}, {"tid", trace_engine_tid(b.engine, b.queue)},
+                      {"ts", ts_us(r.ops[to].start_ps)}});
+  }
+
+  // Counters per core: HBM bandwidth in use (GB/s) and PSUM banks held.
+  std::map<std::uint8_t, std::vector<std::pair<Picoseconds, double>>> hbm, psum;
+  for (OpId v = 0; v < graph.size(); ++v) {
+    const Op& op = graph.op(v);
+    if (op.engine != Engine::dma || op.bytes == 0) continue;
+    if (op.src != Location::hbm && op.dst != Location::hbm) continue;
+    Picoseconds data_start = std::min(r.ops[v].start_ps + dma_fixed_ps(op, hw), r.ops[v].end_ps);
+    Picoseconds data_ps = r.ops[v].end_ps - data_start;
+    if (data_ps <= 0) continue;
+    double bytes_per_ns = static_cast<double>(op.bytes) * 1000.0 / static_cast<double>(data_ps);
+    hbm[op.core].emplace_back(data_start, bytes_per_ns);
+    hbm[op.core].emplace_back(r.ops[v].end_ps, -bytes_per_ns);
+  }
+  for (const PsumGroup& g : graph.psum_groups()) {
+    if (g.first_op == kNoOp) continue;
+    OpId release = g.release_op != kNoOp ? g.release_op : g.last_op;
+    psum[g.core].emplace_back(r.ops[g.first_op].start_ps, 1.0);
+    psum[g.core].emplace_back(r.ops[release].end_ps, -1.0);
+  }
+  for (auto& [core, changes] : hbm) emit_counter(events, "HBM bandwidth in use (GB/s)", "GB/s", pid_of(core), std::move(changes));
+  for (auto& [core, changes] : psum) emit_counter(events, "PSUM banks held", "banks", pid_of(core), std::move(changes));
+}
+
+json trace_json(const ScheduleGraph& graph, const SimResult& r, const HardwareConfig& hw, const TraceOptions& options) {
+  json doc = {{"displayTimeUnit", "ns"}, {"traceEvents", json::array()}};
+  doc["otherData"] = {{"hardware", hw.name}, {"total_ns", ns_from_ps(r.total_ps)},
+                      {"hbm_counter", "bytes / data time of each HBM transfer, summed over transfers in flight"}};
+  append_trace(doc, graph, r, hw, options);
+  return doc;
+}
+
+}  // namespace stasim

@@ -1,0 +1,341 @@
+#include "sim/studies/calibration_fit.hpp"
+#include "sim/core/pipe_io.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+#include "sim/core/config_reader.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/studies/decode_run.hpp"
+
+namespace stasim {
+
+// Sources are docs/hardware-facts.md sections (HF) and its source keys (A1..A12).
+const std::vector<CalibrationParameter>& calibration_parameters() {
+  static const std::vector<CalibrationParameter> params = {
+      {"dma.fixed_ns", {"core.dma.fixed_ns"}, 400, 2000, false, false,
+       "HF §4: ~1300 ns per transfer, 'cross-engine' (A6); v3 HWDGE instruction ~600 ns (A2, A7); "
+       "from below the HWDGE cost to 1.5x the documented figure"},
+      {"dma.knee_bytes_per_partition", {"core.dma.knee_bytes_per_partition"}, 256, 8192, true, true,
+       "HF §4 (A6): <256 B per partition severely overhead-bound, >=2 KiB near peak, >=4 KiB saturates; "
+       "Trn1 guidance >32 KiB per transfer (A8)"},
+      {"tensor.min_issue_cycles", {"core.engines.tensor.min_issue_cycles"}, 32, 128, false, true,
+       "HF §4: MM_INIT_LATENCY 64 cycles on v2 (A1, A8); fast LoadStationary 32; a matrix-vector with the "
+       "vector stationary issues every ~128 cycles (A8)"},
+      {"engines.static_overhead_cycles",
+       {"core.engines.vector.static_overhead_cycles", "core.engines.scalar.static_overhead_cycles",
+        "core.engines.gpsimd.static_overhead_cycles"},
+       50, 300, false, true,
+       "HF §4: ~100 cycles static overhead of a dependent instruction (A1, A8); a measured dependent ScalarE "
+       "chain issued every 264 cycles (A8); one value for the three engines that share the cost model"},
+      {"gpsimd.start_cycles", {"core.engines.gpsimd.start_cycles"}, 75, 600, true, true,
+       "HF §4: GPSIMD_START ~150 cycles on v2 (A10); v4 undocumented (HF §6.6): half to 4x"},
+      {"gpsimd.gather_elements_per_cycle", {"core.engines.gpsimd.gather_elements_per_cycle"}, 4, 64, true, false,
+       "HF §2/§6.6: 8 cores x 512-bit SIMD (16 FP32 lanes each) is 128 elements/cycle at most; local_gather "
+       "costs several cycles per index (A10); gather rate undocumented"},
+      {"link.latency_ns", {"core.link.latency_ns"}, 100, 2000, true, true,
+       "HF §6.9: LNC=2 cross-core (sendrecv, SBUF-to-SBUF) latency unpublished; between an on-chip semaphore hop "
+       "and the ~1.3 us fixed cost of a DMA transfer (the path is a DMA)"},
+      {"semaphore_ns", {"core.semaphore_ns"}, 20, 200, false, true,
+       "HF §6.2: semaphore hop assumed 50-100 ns; no public figure"},
+      {"collective.alpha_ns", {"collective.alpha_ns"}, 1000, 20000, true, true,
+       "HF §6.9 / nothing public: latency of a TP=4 all-reduce of one hidden vector across chips' cores; "
+       "a few us per hop-chain is typical of ring all-reduce on accelerators"},
+  };
+  return params;
+}
+
+namespace {
+
+double to_value(const CalibrationParameter& p, double u) {
+  double v = p.log_scale ? p.low * std::pow(p.high / p.low, u) : p.low + (p.high - p.low) * u;
+  return v;
+}
+
+double to_unit(const CalibrationParameter& p, double v) {
+  v = std::min(std::max(v, p.low), p.high);
+  return p.log_scale ? std::log(v / p.low) / std::log(p.high / p.low) : (v - p.low) / (p.high - p.low);
+}
+
+// The written values: integers for counts and cycles, four significant digits otherwise, so the file reads
+// cleanly and the report describes exactly what is written.
+double rounded(const CalibrationParameter& p, double v) {
+  if (p.integer) return std::round(v);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return std::stod(text);
+}
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
+}
+
+double base_value(const YAML::Node& root, const std::string& key, const std::string& file) {
+  YAML::Node node = YAML::Clone(root);
+  std::stringstream ss(key);
+  for (std::string part; std::getline(ss, part, '.');) {
+    if (!node.IsMap() || !node[part]) throw InputError(file + ": no key '" + key + "' to calibrate");
+    node = node[part];
+  }
+  return node.as<double>();
+}
+
+}  // namespace
+
+std::vector<std::string> parameter_sets(const std::vector<double>& values) {
+  std::vector<std::string> sets;
+  const auto& params = calibration_parameters();
+  for (std::size_t i = 0; i < params.size(); ++i)
+    for (const std::string& key : params[i].keys) sets.push_back(key + "=" + number(values[i]));
+  return sets;
+}
+
+// A robust (Cauchy) loss: a target within its tolerance costs at most log 2, and a target the model cannot
+// reach grows only logarithmically, so one structural miss cannot drag every parameter to a bound.
+double objective_of(const std::vector<Prediction>& predictions) {
+  double sum = 0;
+  for (const Prediction& p : predictions) {
+    double normalized = p.error / p.target->tolerance();
+    sum += std::log1p(normalized * normalized);
+  }
+  return sum;
+}
+
+FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
+                          std::ostream* progress) {
+  const auto& params = calibration_parameters();
+  const std::string base_path = resolve_hw(options.base_hw);
+  load_hardware(base_path);  // the base must be valid before any search
+  YAML::Node base_root = load_yaml_file(base_path);
+  FitResult fit;
+  fit.runs = ref.runs();
+  std::vector<double> u(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    double v = base_value(base_root, params[i].keys.front(), base_path);
+    fit.start.push_back(v);
+    u[i] = to_unit(params[i], v);
+  }
+  auto values_of = [&](const std::vector<double>& point, bool round) {
+    std::vector<double> v(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      v[i] = to_value(params[i], point[i]);
+      if (round) v[i] = rounded(params[i], v[i]);
+    }
+    return v;
+  };
+  auto setup_for = [&](const std::vector<double>& values) {
+    PredictionSetup setup;
+    setup.hw = base_path;
+    setup.sets = parameter_sets(values);
+    setup.down = options.down;
+    return setup;
+  };
+  // Evaluates up to `options.workers` points at once: one forked process per point, which simulates the
+  // point's runs one after another and sends back its objective.
+  auto evaluate_points = [&](const std::vector<std::vector<double>>& points) {
+    std::vector<double> objectives(points.size());
+    std::vector<std::pair<pid_t, int>> children;
+    std::string problem;
+    auto collect = [&](std::size_t k) {
+      auto [pid, fd] = children[k];
+      double obj = 0;
+      char status = 0;
+      if (!read_all(fd, &status, 1) || (status == 0 && !read_all(fd, &obj, sizeof obj))) status = 2;
+      if (status != 0) {
+        std::uint32_t n = 0;
+        std::string message = "calibration worker died";
+        if (read_all(fd, &n, sizeof n)) {
+          message.assign(n, '\0');
+          if (!read_all(fd, message.data(), n)) message = "calibration worker died";
+        }
+        if (problem.empty()) problem = message;
+      }
+      ::close(fd);
+      int wstatus = 0;
+      ::waitpid(pid, &wstatus, 0);
+      return obj;
+    };
+    for (std::size_t first = 0; first < points.size(); first += static_cast<std::size_t>(options.workers)) {
+      children.clear();
+      const std::size_t last = std::min(points.size(), first + static_cast<std::size_t>(options.workers));
+      for (std::size_t k = first; k < last; ++k) {
+        int fds[2];
+        if (::pipe(fds) != 0) throw SimulationError("calibration: cannot create a pipe");
+        pid_t pid = ::fork();
+        if (pid < 0) throw SimulationError("calibration: cannot fork a worker");
+        if (pid == 0) {
+          ::close(fds[0]);
+          char status = 0;
+          std::string message;
+          double obj = 0;
+          try {
+            PredictionSetup setup = setup_for(values_of(points[k], false));
+            setup.workers = 1;
+            obj = objective_of(predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry)));
+          } catch (const std::exception& e) {
+            status = 1;
+            message = e.what();
+          }
+          write_all(fds[1], &status, 1);
+          if (status == 0) {
+            write_all(fds[1], &obj, sizeof obj);
+          } else {
+            std::uint32_t n = static_cast<std::uint32_t>(message.size());
+            write_all(fds[1], &n, sizeof n);
+            write_all(fds[1], message.data(), n);
+          }
+          ::close(fds[1]);
+          ::_exit(0);
+        }
+        ::close(fds[1]);
+        children.emplace_back(pid, fds[0]);
+      }
+      for (std::size_t k = first; k < last; ++k) objectives[k] = collect(k - first);
+    }
+    fit.evaluations += static_cast<int>(points.size());
+    if (!problem.empty()) throw SimulationError("calibration: " + problem);
+    return objectives;
+  };
+
+  double best = evaluate_points({u}).front();
+  if (progress) *progress << "start: objective " << best << "\n";
+  // Fixed step schedule in normalized coordinates; at each step size, sweep the parameters in declaration
+  // order, evaluating +step and -step together and keeping the better one when it strictly improves (ties go
+  // to +step), until a sweep improves nothing.
+  const std::vector<double> steps = {0.25, 0.1};
+  bool budget_left = true;
+  for (std::size_t level = 0; level < steps.size() && budget_left; ++level) {
+    const double step = steps[level];
+    bool improved = true;
+    while (improved && budget_left) {
+      improved = false;
+      for (std::size_t i = 0; i < params.size() && budget_left; ++i) {
+        std::vector<std::vector<double>> trials;
+        for (double direction : {+1.0, -1.0}) {
+          std::vector<double> trial = u;
+          trial[i] = std::min(1.0, std::max(0.0, u[i] + direction * step));
+          if (trial[i] != u[i]) trials.push_back(trial);
+        }
+        if (trials.empty()) continue;
+        if (fit.evaluations + static_cast<int>(trials.size()) > options.max_evaluations) {
+          budget_left = false;
+          break;
+        }
+        std::vector<double> objectives = evaluate_points(trials);
+        std::size_t pick = 0;
+        for (std::size_t k = 1; k < objectives.size(); ++k)
+          if (objectives[k] < objectives[pick]) pick = k;
+        if (!(objectives[pick] < best * (1 - 1e-9))) continue;
+        const double direction = trials[pick][i] > u[i] ? 1.0 : -1.0;
+        best = objectives[pick];
+        u = trials[pick];
+        improved = true;
+        // Line search: keep going the way that helped, trying one and two more steps together.
+        while (budget_left) {
+          std::vector<std::vector<double>> further;
+          for (double k : {1.0, 2.0}) {
+            std::vector<double> trial = u;
+            trial[i] = std::min(1.0, std::max(0.0, u[i] + direction * k * step));
+            if (trial[i] != u[i] && (further.empty() || further.back()[i] != trial[i])) further.push_back(trial);
+          }
+          if (further.empty()) break;
+          if (fit.evaluations + static_cast<int>(further.size()) > options.max_evaluations) {
+            budget_left = false;
+            break;
+          }
+          std::vector<double> more = evaluate_points(further);
+          std::size_t take = 0;
+          for (std::size_t k = 1; k < more.size(); ++k)
+            if (more[k] < more[take]) take = k;
+          if (!(more[take] < best * (1 - 1e-9))) break;
+          best = more[take];
+          u = further[take];
+        }
+        if (progress)
+          *progress << "eval " << fit.evaluations << ": step " << step << " " << params[i].name << " -> "
+                    << to_value(params[i], u[i]) << ", objective " << best << "\n";
+      }
+    }
+  }
+  fit.converged = budget_left;
+  if (!fit.converged) {
+    fit.message = "the search used its " + std::to_string(options.max_evaluations) +
+                  " evaluations while a sweep at the step schedule was still improving (objective " + number(best) + ")";
+    return fit;
+  }
+  fit.values = values_of(u, true);
+  PredictionSetup setup = setup_for(fit.values);
+  setup.workers = options.workers;
+  fit.figures = simulate_runs(ref, fit.runs, setup, registry);
+  fit.predictions = predict(ref, fit.runs, fit.figures);
+  fit.objective = objective_of(fit.predictions);
+  return fit;
+}
+
+std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& options, const FitResult& fit,
+                               const std::string& base_file_name) {
+  const auto& params = calibration_parameters();
+  std::ostringstream out;
+  char line[512];
+  out << "# Written by `stasim calibrate`; do not edit by hand (rerun it). An overlay of " << base_file_name
+      << ": only the\n# parameters nothing public gives (docs/hardware-facts.md §6) change, each fitted within the bounds\n"
+      << "# declared in sim/studies/calibration_fit.cpp.\n#\n";
+  out << "# Fit report: " << params.size() << " parameters, " << fit.predictions.size() << " targets of "
+      << ref.file.substr(ref.file.rfind("configs/") == std::string::npos ? 0 : ref.file.rfind("configs/")) << "; "
+      << fit.evaluations << " evaluations, down schedule " << options.down << ", objective "
+      << number(std::round(fit.objective * 1000) / 1000) << " (sum of log(1 + (error/tolerance)^2))\n#\n";
+  std::snprintf(line, sizeof line, "# %-48s %10s %10s %9s %9s %s\n", "target", "published", "predicted", "error",
+                "tolerance", "result");
+  out << line;
+  for (const Prediction& p : fit.predictions) {
+    const bool abs = p.target->absolute_tolerance();
+    std::snprintf(line, sizeof line, "# %-48s %10.4g %10.4g %8.2f%s %8.1f%s %s\n", p.target->id.c_str(), p.target->value,
+                  p.predicted, abs ? p.error * 100 : p.error * 100, abs ? "pt" : "%", p.target->tolerance() * 100,
+                  abs ? "pt" : "%", p.pass ? "pass" : "MISS");
+    out << line;
+  }
+  out << "#\n";
+  std::snprintf(line, sizeof line, "# %-34s %10s %10s %10s %10s %s\n", "parameter", "value", "start", "low", "high", "");
+  out << line;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto& p = params[i];
+    const double span = p.log_scale ? std::log(p.high / p.low) : p.high - p.low;
+    const double from_low = p.log_scale ? std::log(fit.values[i] / p.low) : fit.values[i] - p.low;
+    const double from_high = p.log_scale ? std::log(p.high / fit.values[i]) : p.high - fit.values[i];
+    const char* flag = from_low <= 0.01 * span ? "AT LOWER BOUND" : from_high <= 0.01 * span ? "AT UPPER BOUND" : "";
+    std::snprintf(line, sizeof line, "# %-34s %10.4g %10.4g %10.4g %10.4g %s\n", p.name.c_str(), fit.values[i],
+                  fit.start[i], p.low, p.high, flag);
+    out << line;
+  }
+  out << "\nbase: " << base_file_name << "\n";
+  // Nested keys, written in declaration order under their sections.
+  YAML::Node doc(YAML::NodeType::Map);
+  // Its own name, so run output says which config produced it.
+  doc["name"] = base_file_name.substr(0, base_file_name.rfind('.')) + "-calibrated";
+  const std::vector<std::string> sets = parameter_sets(fit.values);
+  for (const std::string& set : sets) {
+    const std::string key = set.substr(0, set.find('='));
+    const std::string value = set.substr(set.find('=') + 1);
+    std::vector<std::string> parts;
+    std::stringstream ss(key);
+    for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+    YAML::Node node = doc;
+    for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
+      if (!node[parts[k]]) node[parts[k]] = YAML::Node(YAML::NodeType::Map);
+      node.reset(node[parts[k]]);
+    }
+    node[parts.back()] = YAML::Load(value);
+  }
+  out << YAML::Dump(doc) << "\n";
+  return out.str();
+}
+
+}  // namespace stasim

@@ -1,0 +1,313 @@
+#include "sim/studies/decode_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+#include "sim/core/input_error.hpp"
+#include "sim/kernel/simulate.hpp"
+#include "sim/studies/config_paths.hpp"
+
+namespace stasim {
+namespace {
+
+double us(Picoseconds ps) { return static_cast<double>(ps) / 1e6; }
+
+// Rounds to the nanosecond for stable JSON (times are exact picoseconds underneath).
+double us3(Picoseconds ps) { return static_cast<double>((ps + 500) / 1000) / 1000.0; }
+
+// A SystemC kernel runs once per process: only a caller that owns its process and needs one simulation may
+// run it here.
+SimResult simulate_decode(const DecodeGraph& decode, const HardwareConfig& hw, bool in_this_process) {
+  return in_this_process ? simulate(decode.graph, hw) : simulate_isolated(decode.graph, hw);
+}
+
+}  // namespace
+
+DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
+  DecodeRun run;
+  run.dataflow = req.dataflow;
+  const Dataflow& dataflow = registry.find(req.dataflow);
+  std::vector<std::string> hw_sets, model_sets;
+  for (const std::string& s : req.sets) {
+    if (s.rfind("model.", 0) == 0) model_sets.push_back(s.substr(6));
+    else hw_sets.push_back(s);
+  }
+  run.hw = load_hardware(resolve_hw(req.hw), hw_sets);
+  run.model = load_model(resolve_model(req.model), model_sets);
+  run.deployment = run.model.deployment;
+  if (req.batch) run.deployment.batch = *req.batch;
+  if (req.tp) run.deployment.tp = *req.tp;
+  if (req.context) run.deployment.context_tokens = *req.context;
+  if (req.lnc) {
+    run.deployment.lnc = *req.lnc;
+    if (*req.lnc < 1 || *req.lnc > run.hw.device_cores)
+      throw InputError("--lnc " + std::to_string(*req.lnc) + ": must be between 1 and the device's " +
+                       std::to_string(run.hw.device_cores) + " cores");
+    run.hw.lnc = static_cast<std::uint32_t>(*req.lnc);
+  } else if (run.deployment.lnc != run.hw.lnc) {
+    throw InputError(run.model.source_file + ": deployment.lnc = " + std::to_string(run.deployment.lnc) + " but " +
+                     run.hw.file + " has lnc = " + std::to_string(run.hw.lnc) + "; pass --lnc to choose one");
+  }
+  if (run.deployment.batch < 1 || run.deployment.batch > kMaxBatch)
+    throw InputError("--batch " + std::to_string(run.deployment.batch) + ": must be between 1 and " +
+                     std::to_string(kMaxBatch) + " tokens per step");
+  validate_deployment(run.model, run.deployment);
+  run.representation = dataflow.representation(req.d, req.r, req.K);
+  run.representation.validate(run.model, run.deployment);
+
+  run.options.reuse_shared_projections = !req.no_reuse;
+  run.options.batch_gathers = !req.no_batch_gathers;
+  run.options.joint_psum_accumulation = !req.no_joint_psum;
+  run.options.overlap_windows = !req.no_overlap;
+  run.options.layers = req.layers;
+  run.options.routing_seed = req.routing_seed;
+  run.options.fuse_projections = req.fuse_projections;
+  if (req.fuse_projections && run.model.shared_experts == 0)
+    throw InputError("--fuse-projections: nothing fuses on " + run.model.name +
+                     ": fusion joins the router with shared-expert projections that read the same hidden state, "
+                     "and this model has no shared experts (it applies to DeepSeek-V2-Lite and Nemotron-3-Nano)");
+  if (!req.routes.empty()) {
+    auto trace = std::make_shared<RoutingTrace>(read_routing_file(req.routes, run.model.experts));
+    if (trace->tokens != run.deployment.batch)
+      throw InputError(req.routes + ": " + std::to_string(trace->tokens) + " routed tokens but --batch is " +
+                       std::to_string(run.deployment.batch) + "; the routing file needs one row per token of the batch");
+    if (trace->top_k != run.model.top_k)
+      throw InputError(req.routes + ": " + std::to_string(trace->top_k) + " experts per token but " + run.model.name +
+                       " routes top-" + std::to_string(run.model.top_k));
+    run.options.routes = trace;
+  }
+  if (req.layers < 0) throw InputError("--layers " + std::to_string(req.layers) + ": must not be negative");
+  if (req.layers > run.model.layers)
+    throw InputError("--layers " + std::to_string(req.layers) + ": " + run.model.name + " has " +
+                     std::to_string(run.model.layers) + " layers (0 = all)");
+
+  std::vector<DownSchedule> candidates;
+  if (req.down == "auto") {
+    run.down_auto = true;
+    for (const char* name : {"weight-sbuf", "weight-psum", "activation-sbuf", "activation-psum"}) {
+      DownSchedule s;
+      parse_down_schedule(name, s);
+      candidates.push_back(s);
+    }
+  } else {
+    DownSchedule s;
+    if (!parse_down_schedule(req.down, s))
+      throw InputError("--down-schedule '" + req.down +
+                       "': expected auto, weight-sbuf, weight-psum, activation-sbuf or activation-psum");
+    candidates.push_back(s);
+  }
+  bool have = false;
+  std::string first_problem;
+  for (const DownSchedule& s : candidates) {
+    DataflowOptions options = run.options;
+    options.down = s;
+    DecodeGraph decode;
+    SimResult result;
+    try {
+      decode = build_decode_step(run.model, run.deployment, run.representation, run.hw, options, dataflow.routed);
+      result = simulate_decode(decode, run.hw, req.own_process && candidates.size() == 1);
+    } catch (const InputError& e) {
+      // `auto` keeps the schedules that fit this model and hardware; an explicit choice must fit.
+      if (!run.down_auto) throw;
+      if (first_problem.empty()) first_problem = e.what();
+      run.down_candidates_us.emplace_back(s.name(), -1.0);
+      continue;
+    }
+    if (run.down_auto) run.down_candidates_us.emplace_back(s.name(), us(result.total_ps));
+    // Ties keep the earlier candidate, so the choice is deterministic.
+    if (!have || result.total_ps < run.result.total_ps) {
+      run.options = options;
+      run.decode = std::move(decode);
+      run.result = std::move(result);
+      have = true;
+    }
+  }
+  // Every candidate failed: the first reason is usually not about the schedule at all (e.g. a dataflow the
+  // hardware cannot run), so it is reported as it is.
+  if (!have) throw InputError(first_problem);
+  return run;
+}
+
+double moe_block_us(const DecodeRun& run) {
+  Picoseconds total = 0;
+  int count = 0;
+  for (const LayerSpan& span : run.decode.layers) {
+    if (span.moe_output.empty()) continue;
+    Picoseconds begin = 0, end = 0;
+    for (OpId v : span.moe_input) begin = std::max(begin, run.result.ops[v].end_ps);
+    for (OpId v : span.moe_output) end = std::max(end, run.result.ops[v].end_ps);
+    total += end - begin;
+    ++count;
+  }
+  return count ? us(total) / count : 0.0;
+}
+
+nlohmann::json decode_json(const DecodeRun& run) {
+  using nlohmann::json;
+  const SimResult& r = run.result;
+  const ScheduleGraph& g = run.decode.graph;
+  json doc;
+  doc["dataflow"] = run.dataflow;
+  doc["model"] = run.model.name;
+  doc["hardware"] = run.hw.name;
+  doc["representation"] = run.representation.describe();
+  doc["deployment"] = {{"tp", run.deployment.tp}, {"lnc", run.deployment.lnc}, {"batch", run.deployment.batch},
+                       {"context", run.deployment.context_tokens}};
+  doc["layers"] = run.decode.layers.size();
+  doc["tpot_us"] = us3(r.total_ps);
+  doc["us_per_token"] = us3(r.total_ps / std::max<std::int64_t>(run.deployment.batch, 1));
+  doc["tokens_per_s"] = r.total_ps > 0 ? run.deployment.batch * 1e12 / static_cast<double>(r.total_ps) : 0.0;
+  doc["moe_block_us"] = std::round(moe_block_us(run) * 1000.0) / 1000.0;
+  json engines = json::object();
+  for (int e = 0; e < kEngineCount; ++e)
+    if (static_cast<Engine>(e) != Engine::dma)
+      engines[engine_name(static_cast<Engine>(e))] = {{"active_us", us3(r.engines[e].active_ps)},
+                                                      {"instructions", r.engines[e].instructions}};
+  doc["engines"] = engines;
+  doc["dma"] = {{"active_us", us3(r.dma_active_ps)}, {"hbm_read_bytes", r.hbm_read_bytes},
+                {"hbm_write_bytes", r.hbm_write_bytes}, {"transfers", r.dma_transfers}};
+  json by_engine = json::object(), by_phase = json::object();
+  for (int e = 0; e < kEngineCount; ++e)
+    by_engine[engine_name(static_cast<Engine>(e))] = us3(r.critical_path.by_engine_ps[e]);
+  for (const auto& [phase, ps] : r.critical_path.by_phase_ps) by_phase[phase.empty() ? "untagged" : phase] = us3(ps);
+  doc["critical_path"] = {{"total_us", us3(r.critical_path.total_ps)}, {"by_engine_us", by_engine},
+                          {"by_phase_us", by_phase}, {"wait_us", us3(r.critical_path.wait_ps)},
+                          {"ops", r.critical_path.ops.size()}};
+  doc["storage"] = {{"bits_per_weight", std::round(run.representation.bits_per_weight(run.model) * 1e4) / 1e4},
+                    {"gate_up_shrink", std::round(run.representation.gate_up_shrink(run.model) * 1e4) / 1e4}};
+  doc["down_schedule"] = {{"stationary", run.options.down.stationary == Stationary::weight ? "weight" : "activation"},
+                          {"accumulate", run.options.down.accumulate == Accumulate::sbuf ? "sbuf" : "psum"},
+                          {"auto", run.down_auto}};
+  if (run.down_auto) {
+    json cands = json::object();
+    for (const auto& [name, t] : run.down_candidates_us)
+      cands[name] = t < 0 ? nlohmann::json("does not fit") : nlohmann::json(std::round(t * 1000.0) / 1000.0);
+    doc["down_schedule"]["candidates_tpot_us"] = cands;
+  }
+  doc["sbuf"] = {{"peak_bytes_per_partition", r.sbuf_peak_bytes_per_partition},
+                 {"usable_bytes_per_partition", run.hw.sbuf.usable_bytes_per_partition()}};
+  doc["psum"] = {{"peak_banks", r.psum_peak_banks}, {"banks", run.hw.psum.banks}};
+  // No wall time: the same inputs give byte-identical JSON (the human summary prints the wall time).
+  doc["sim"] = {{"ops", g.size()}};
+  return doc;
+}
+
+void print_decode(std::ostream& out, const DecodeRun& run) {
+  const SimResult& r = run.result;
+  char line[256];
+  out << run.model.name << " on " << run.hw.name << ", dataflow " << run.dataflow << " ("
+      << run.representation.describe() << "), tp " << run.deployment.tp << ", lnc " << run.deployment.lnc
+      << ", batch " << run.deployment.batch << ", " << run.decode.layers.size() << " layers\n";
+  std::snprintf(line, sizeof line, "TPOT %.3f us (%.1f tokens/s); MoE block %.3f us per layer\n", us(r.total_ps),
+                run.deployment.batch * 1e12 / static_cast<double>(std::max<Picoseconds>(r.total_ps, 1)), moe_block_us(run));
+  out << line;
+  if (run.deployment.batch > 1 || run.decode.experts.all_experts) {
+    std::snprintf(line, sizeof line, "batch %lld: %.3f us per token; %u experts per MoE layer loaded once (%s)\n",
+                  static_cast<long long>(run.deployment.batch), us(r.total_ps) / static_cast<double>(run.deployment.batch),
+                  run.decode.experts.size(), run.decode.experts.all_experts ? "all-experts mode" : "union of the batch's routes");
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "storage %.4f bits/weight, gate/up %.3fx smaller than BF16\n",
+                run.representation.bits_per_weight(run.model), run.representation.gate_up_shrink(run.model));
+  out << line;
+  out << "down schedule " << run.options.down.name() << (run.down_auto ? " (auto:" : "");
+  for (const auto& [name, t] : run.down_candidates_us) {
+    if (t < 0) std::snprintf(line, sizeof line, " %s does-not-fit", name.c_str());
+    else std::snprintf(line, sizeof line, " %s %.3f", name.c_str(), t);
+    out << line;
+  }
+  out << (run.down_auto ? " us)\n\n" : "\n\n");
+  std::snprintf(line, sizeof line, "%-10s %12s %7s %13s %12s\n", "engine", "active_us", "busy_%", "instructions", "critical_us");
+  out << line;
+  for (int e = 0; e < kEngineCount; ++e) {
+    std::snprintf(line, sizeof line, "%-10s %12.3f %7.1f %13llu %12.3f\n", engine_name(static_cast<Engine>(e)),
+                  us(r.engines[e].active_ps), r.total_ps ? 100.0 * r.engines[e].active_ps / r.total_ps : 0.0,
+                  static_cast<unsigned long long>(r.engines[e].instructions), us(r.critical_path.by_engine_ps[e]));
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "%-10s %12s %7s %13s %12.3f\n\n", "wait", "", "", "", us(r.critical_path.wait_ps));
+  out << line;
+  out << "critical path by phase (us):";
+  std::vector<std::pair<Picoseconds, std::string>> phases;
+  for (const auto& [phase, ps] : r.critical_path.by_phase_ps) phases.emplace_back(ps, phase.empty() ? "untagged" : phase);
+  std::sort(phases.rbegin(), phases.rend());
+  for (const auto& [ps, phase] : phases) {
+    std::snprintf(line, sizeof line, " %s %.3f", phase.c_str(), us(ps));
+    out << line;
+  }
+  out << "\n";
+  std::snprintf(line, sizeof line, "DMA active %.3f us, HBM read %.3f MB, written %.3f MB, %llu transfers\n",
+                us(r.dma_active_ps), r.hbm_read_bytes / 1e6, r.hbm_write_bytes / 1e6,
+                static_cast<unsigned long long>(r.dma_transfers));
+  out << line;
+  std::snprintf(line, sizeof line, "SBUF peak %llu of %llu bytes per partition; PSUM peak %u of %u banks; %zu ops simulated in %.1f ms\n",
+                static_cast<unsigned long long>(r.sbuf_peak_bytes_per_partition),
+                static_cast<unsigned long long>(run.hw.sbuf.usable_bytes_per_partition()), r.psum_peak_banks,
+                run.hw.psum.banks, run.decode.graph.size(), r.wall_ms);
+  out << line;
+}
+
+void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs) {
+  if (runs.empty()) return;
+  char line[512];
+  const DecodeRun& base = runs[0];
+  out << base.model.name << " on " << base.hw.name << ", tp " << base.deployment.tp << ", lnc " << base.deployment.lnc
+      << ", batch " << base.deployment.batch << ", " << base.decode.layers.size() << " layers\n\n";
+  std::snprintf(line, sizeof line, "%-10s %11s %8s %9s %10s %10s %10s %9s %8s %-16s %s\n", "dataflow", "tpot_us",
+                "speedup", "moe_us", "bits/w", "dma_us", "hbm_MB", "gpsimd_n", "tensor%", "down", "critical engine");
+  out << line;
+  for (const DecodeRun& run : runs) {
+    const SimResult& r = run.result;
+    int top = 0;
+    for (int e = 1; e < kEngineCount; ++e)
+      if (r.critical_path.by_engine_ps[e] > r.critical_path.by_engine_ps[top]) top = e;
+    std::snprintf(line, sizeof line, "%-10s %11.3f %8.3f %9.3f %10.4f %10.3f %10.3f %9llu %8.1f %-16s %s\n",
+                  run.dataflow.c_str(), us(r.total_ps), static_cast<double>(base.result.total_ps) / std::max<Picoseconds>(r.total_ps, 1),
+                  moe_block_us(run), run.representation.bits_per_weight(run.model), us(r.dma_active_ps),
+                  r.hbm_read_bytes / 1e6, static_cast<unsigned long long>(r.engines[int(Engine::gpsimd)].instructions),
+                  r.total_ps ? 100.0 * r.engines[int(Engine::tensor)].active_ps / r.total_ps : 0.0,
+                  run.options.down.name().c_str(), engine_name(static_cast<Engine>(top)));
+    out << line;
+  }
+  // Where each step's time goes: the critical path by engine, engine-active time, and the SBUF/PSUM peaks.
+  out << "\ncritical path by engine (us) / engine active (us)\n";
+  std::snprintf(line, sizeof line, "%-10s", "dataflow");
+  out << line;
+  for (int e = 0; e < kEngineCount; ++e) {
+    std::snprintf(line, sizeof line, " %21s", engine_name(static_cast<Engine>(e)));
+    out << line;
+  }
+  std::snprintf(line, sizeof line, " %9s %12s %10s\n", "wait", "sbuf_peak_B", "psum_banks");
+  out << line;
+  for (const DecodeRun& run : runs) {
+    const SimResult& r = run.result;
+    std::snprintf(line, sizeof line, "%-10s", run.dataflow.c_str());
+    out << line;
+    for (int e = 0; e < kEngineCount; ++e) {
+      std::snprintf(line, sizeof line, " %10.3f/%10.3f", us(r.critical_path.by_engine_ps[e]), us(r.engines[e].active_ps));
+      out << line;
+    }
+    std::snprintf(line, sizeof line, " %9.3f %12llu %10u\n", us(r.critical_path.wait_ps),
+                  static_cast<unsigned long long>(r.sbuf_peak_bytes_per_partition), r.psum_peak_banks);
+    out << line;
+  }
+  out << "\ncritical path by phase (us)\n";
+  for (const DecodeRun& run : runs) {
+    std::vector<std::pair<Picoseconds, std::string>> phases;
+    for (const auto& [phase, ps] : run.result.critical_path.by_phase_ps)
+      phases.emplace_back(ps, phase.empty() ? "untagged" : phase);
+    std::sort(phases.rbegin(), phases.rend());
+    std::snprintf(line, sizeof line, "%-10s", run.dataflow.c_str());
+    out << line;
+    for (const auto& [ps, phase] : phases) {
+      std::snprintf(line, sizeof line, " %s %.3f", phase.c_str(), us(ps));
+      out << line;
+    }
+    out << "\n";
+  }
+}
+
+}  // namespace stasim

@@ -1,0 +1,63 @@
+// The run driver of `stasim run` and `stasim compare`: loads the model and hardware, builds the decode step of
+// a dataflow, simulates it (each simulation in a forked child, so several can run in one process), resolves
+// the `auto` down-projection schedule by simulating the four candidates and keeping the fastest (builders never
+// run the simulator), and turns the result into decode metrics.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dataflows/dataflow_registry.hpp"
+#include "sim/studies/config_paths.hpp"
+#include "sim/core/sim_result.hpp"
+
+namespace stasim {
+
+struct RunRequest {
+  std::string model = "qwen3-30b-a3b";
+  std::string hw = "trn3-calibrated";  // configs/hw/trn3-calibrated.yaml, written by `stasim calibrate`
+  std::string dataflow = "cardan";
+  std::int64_t d = 8, r = 384, K = 256;
+  std::optional<std::int64_t> batch, tp, lnc, context;
+  std::int64_t layers = 0;
+  std::string down = "auto";
+  bool no_reuse = false, no_batch_gathers = false, no_joint_psum = false, no_overlap = false;
+  std::vector<std::string> sets;  // hardware keys, or model keys prefixed "model."
+  // The caller is a process of its own that runs this one request and exits (a sweep point): a single
+  // simulation may then use this process's kernel instead of forking another child.
+  bool own_process = false;
+  std::string routes;                 // batched decode: routing file (workloads/routing.hpp formats); "" = seeded
+  std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given
+  bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection
+};
+
+struct DecodeRun {
+  std::string dataflow;
+  ModelSpec model;
+  Deployment deployment;
+  Representation representation;
+  HardwareConfig hw;
+  DataflowOptions options;
+  bool down_auto = false;
+  std::vector<std::pair<std::string, double>> down_candidates_us;  // schedule name, TPOT (auto only)
+  DecodeGraph decode;
+  SimResult result;
+};
+
+DecodeRun run_decode(const RunRequest& request, const DataflowRegistry& registry);
+
+nlohmann::json decode_json(const DecodeRun& run);
+void print_decode(std::ostream& out, const DecodeRun& run);
+// Side-by-side table of several runs; speedups relative to the first.
+void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs);
+
+// Largest batch a decode step takes (hardware-facts.md §5: the megakernel does not support bs > 64).
+constexpr std::int64_t kMaxBatch = 64;
+
+// Mean MoE-block time over the layers that have one (input ready on every core -> output ready on every core).
+double moe_block_us(const DecodeRun& run);
+
+}  // namespace stasim

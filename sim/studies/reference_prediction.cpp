@@ -1,0 +1,212 @@
+#include "sim/studies/reference_prediction.hpp"
+#include "sim/core/pipe_io.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "sim/core/input_error.hpp"
+#include "sim/kernel/result_summary.hpp"
+#include "sim/studies/decode_run.hpp"
+
+namespace stasim {
+namespace {
+
+RunRequest request_for(const ReferenceData& ref, const ReferenceRun& run, const PredictionSetup& setup) {
+  RunRequest req;
+  req.model = ref.model;
+  req.hw = setup.hw;
+  req.dataflow = run.dataflow;
+  if (run.dataflow != "dense") {
+    req.d = run.d;
+    req.r = run.r;
+  }
+  req.K = ref.K;
+  req.tp = ref.tp;
+  req.lnc = ref.lnc;
+  req.batch = ref.batch;
+  req.layers = run.layers;
+  req.down = setup.down;
+  req.no_reuse = !run.reuse;
+  req.no_batch_gathers = !run.batch_gathers;
+  req.sets = setup.sets;
+  return req;
+}
+
+int engine_index(const std::string& name) {
+  Engine e = Engine::tensor;
+  if (!parse_engine(name, e)) throw SimulationError("unknown engine '" + name + "'");
+  return static_cast<int>(e);
+}
+
+bool is_gate_up_compute(const ScheduleGraph& graph, const Op& op) {
+  if (op.engine == Engine::dma || op.engine == Engine::collective) return false;
+  const std::string& phase = graph.phases()[op.phase];
+  return phase == "gate_up" || phase == "gather" || phase == "lr" || phase == "shared_proj";
+}
+
+RunFigures figures_of(const DecodeRun& run) {
+  const SimResult& r = run.result;
+  const ScheduleGraph& graph = run.decode.graph;
+  RunFigures f;
+  auto attention = r.critical_path.by_phase_ps.find("attention");
+  if (attention != r.critical_path.by_phase_ps.end() && r.total_ps > 0)
+    f.attention_share = static_cast<double>(attention->second) / static_cast<double>(r.total_ps);
+  f.down_dma_overlap = overlap_share(
+      graph, r, [&](const Op& op) { return op.engine == Engine::dma && graph.phases()[op.phase] == "down"; },
+      [&](const Op& op) { return is_gate_up_compute(graph, op); });
+  f.tpot_us = static_cast<double>(r.total_ps) / 1e6;
+  f.dma_active_us = static_cast<double>(r.dma_active_ps) / 1e6;
+  for (int e = 0; e < kEngineCount; ++e) {
+    f.active_us[e] = static_cast<double>(r.engines[e].active_ps) / 1e6;
+    f.instructions[e] = static_cast<double>(r.engines[e].instructions);
+  }
+  return f;
+}
+
+// Worker protocol, per run: int32 index, int32 status (0 ok, 1 input error, 2 other error), then the figures
+// or a length-prefixed message.
+void worker(int fd, const ReferenceData& ref, const std::vector<ReferenceRun>& runs, const PredictionSetup& setup,
+            const DataflowRegistry& registry, int first, int stride) {
+  for (int i = first; i < static_cast<int>(runs.size()); i += stride) {
+    std::int32_t header[2] = {i, 0};
+    std::string message;
+    RunFigures figures;
+    try {
+      figures = figures_of(run_decode(request_for(ref, runs[i], setup), registry));
+    } catch (const InputError& e) {
+      header[1] = 1;
+      message = e.what();
+    } catch (const std::exception& e) {
+      header[1] = 2;
+      message = e.what();
+    }
+    write_all(fd, header, sizeof header);
+    if (header[1] == 0) {
+      write_all(fd, &figures, sizeof figures);
+    } else {
+      std::uint32_t n = static_cast<std::uint32_t>(message.size());
+      write_all(fd, &n, sizeof n);
+      write_all(fd, message.data(), n);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                      const PredictionSetup& setup, const DataflowRegistry& registry) {
+  const int workers = std::max(1, std::min<int>(setup.workers, static_cast<int>(runs.size())));
+  std::vector<RunFigures> out(runs.size());
+  std::vector<bool> done(runs.size(), false);
+  std::vector<std::pair<pid_t, int>> children;
+  for (int w = 0; w < workers; ++w) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw SimulationError("calibration: cannot create a pipe");
+    pid_t pid = ::fork();
+    if (pid < 0) throw SimulationError("calibration: cannot fork a worker");
+    if (pid == 0) {
+      ::close(fds[0]);
+      worker(fds[1], ref, runs, setup, registry, w, workers);
+      ::close(fds[1]);
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    children.emplace_back(pid, fds[0]);
+  }
+  std::string input_problem, other_problem;
+  for (auto [pid, fd] : children) {
+    std::int32_t header[2];
+    while (read_all(fd, header, sizeof header)) {
+      if (header[1] == 0) {
+        RunFigures f;
+        if (!read_all(fd, &f, sizeof f)) break;
+        if (header[0] >= 0 && header[0] < static_cast<int>(out.size())) {
+          out[header[0]] = f;
+          done[header[0]] = true;
+        }
+      } else {
+        std::uint32_t n = 0;
+        if (!read_all(fd, &n, sizeof n)) break;
+        std::string message(n, '\0');
+        if (!read_all(fd, message.data(), n)) break;
+        (header[1] == 1 ? input_problem : other_problem) = runs[header[0]].describe() + ": " + message;
+      }
+    }
+    ::close(fd);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  }
+  if (!input_problem.empty()) throw InputError(input_problem);
+  if (!other_problem.empty()) throw SimulationError(other_problem);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (!done[i]) throw SimulationError("calibration worker died while simulating " + runs[i].describe());
+  return out;
+}
+
+namespace {
+
+// Looks up the figures of a run among the simulated ones.
+class FiguresByRun {
+ public:
+  FiguresByRun(const std::vector<ReferenceRun>& runs, const std::vector<RunFigures>& figures) {
+    for (std::size_t i = 0; i < runs.size(); ++i) by_run_[runs[i]] = &figures[i];
+  }
+  const RunFigures& operator()(const ReferenceRun& run) const {
+    auto found = by_run_.find(run);
+    if (found == by_run_.end()) throw SimulationError("no simulation for " + run.describe());
+    return *found->second;
+  }
+
+ private:
+  std::map<ReferenceRun, const RunFigures*> by_run_;
+};
+
+}  // namespace
+
+std::vector<FactCheck> check_facts(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                   const std::vector<RunFigures>& figures) {
+  FiguresByRun of(runs, figures);
+  std::vector<FactCheck> out;
+  for (const ReferenceFact& fact : ref.facts) {
+    if (!fact.checked()) continue;
+    const RunFigures& f = of(fact.run);
+    FactCheck c;
+    c.fact = &fact;
+    c.simulated = fact.metric == FactMetric::attention_share ? f.attention_share : f.down_dma_overlap;
+    c.holds = fact.holds(c.simulated);
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<Prediction> predict(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                const std::vector<RunFigures>& figures) {
+  FiguresByRun of(runs, figures);
+  std::vector<Prediction> out;
+  for (const ReferenceTarget& t : ref.targets) {
+    Prediction p;
+    p.target = &t;
+    const RunFigures& f = of(t.run);
+    switch (t.kind) {
+      case TargetKind::tpot_ms: p.predicted = f.tpot_us / 1000.0; break;
+      case TargetKind::reduction_vs_dense:
+      case TargetKind::reduction_vs_previous: p.predicted = 1.0 - f.tpot_us / of(t.baseline).tpot_us; break;
+      case TargetKind::active_us:
+        p.predicted = t.engine == "dma" ? f.dma_active_us : f.active_us[engine_index(t.engine)];
+        break;
+      case TargetKind::instructions: p.predicted = f.instructions[engine_index(t.engine)]; break;
+    }
+    p.error = t.absolute_tolerance() ? p.predicted - t.value : (p.predicted - t.value) / t.value;
+    p.pass = std::fabs(p.error) <= t.tolerance() + 1e-12;
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace stasim

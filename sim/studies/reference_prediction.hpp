@@ -1,0 +1,56 @@
+// Predicting the reference targets: simulates the distinct runs the targets need (spread over forked worker
+// processes, each run itself in a forked child) and turns their figures into one prediction per target, with
+// its error against the published value and whether it is within the target's tolerance.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/core/schedule_graph.hpp"
+#include "sim/studies/reference_data.hpp"
+
+namespace stasim {
+
+struct RunFigures {
+  double tpot_us = 0;
+  double dma_active_us = 0;
+  std::array<double, kEngineCount> active_us{};
+  std::array<double, kEngineCount> instructions{};
+  double attention_share = 0;   // attention-phase time on the critical path / TPOT
+  double down_dma_overlap = 0;  // share of the down weights' DMA time overlapping gate/up computation
+};
+
+// A checked fact: what the run gave and whether the fact holds.
+struct FactCheck {
+  const ReferenceFact* fact = nullptr;
+  double simulated = 0;
+  bool holds = false;
+};
+
+struct Prediction {
+  const ReferenceTarget* target = nullptr;
+  double predicted = 0;
+  double error = 0;  // relative ((predicted - published) / published), or absolute points for reductions
+  bool pass = false;
+};
+
+struct PredictionSetup {
+  std::string hw;                  // name or path
+  std::vector<std::string> sets;   // hardware overrides (key.path=value)
+  std::string down = "weight-sbuf";
+  int workers = 2;
+};
+
+// Simulates `runs` (ReferenceData::runs order) with the reference's model and deployment.
+std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                      const PredictionSetup& setup, const DataflowRegistry& registry);
+
+std::vector<Prediction> predict(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                const std::vector<RunFigures>& figures);
+
+// The facts with a check (in file order).
+std::vector<FactCheck> check_facts(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                   const std::vector<RunFigures>& figures);
+
+}  // namespace stasim

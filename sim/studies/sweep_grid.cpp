@@ -1,0 +1,223 @@
+#include "sim/studies/sweep_grid.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "sim/core/config_reader.hpp"
+#include "sim/core/input_error.hpp"
+
+namespace stasim {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
+  if (!text.empty() && text.back() == sep) out.push_back("");
+  return out;
+}
+
+bool parse_int(const std::string& text, std::int64_t& out) {
+  if (text.empty()) return false;
+  std::size_t used = 0;
+  try {
+    out = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == text.size();
+}
+
+std::string scalar(const YAML::Node& node, const std::string& where) {
+  if (!node.IsScalar()) throw InputError(where + ": expected a single value, got a list or mapping");
+  return node.Scalar();
+}
+
+// `meaning` says what the number is, for the message when it is negative.
+std::int64_t non_negative_int(const YAML::Node& node, const std::string& where, const std::string& meaning) {
+  std::int64_t value = 0;
+  if (!node.IsScalar() || !parse_int(node.Scalar(), value))
+    throw InputError(where + ": expected an integer, got " + (node.IsScalar() ? "'" + node.Scalar() + "'" : "a list or mapping"));
+  if (value < 0) throw InputError(where + ": must not be negative (" + meaning + ")");
+  return value;
+}
+
+std::vector<std::string> string_list(const YAML::Node& node, const std::string& where) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    for (const std::string& s : split(node.as<std::string>(), ','))
+      if (!s.empty()) out.push_back(s);
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) out.push_back(scalar(item, where));
+  } else {
+    throw InputError(where + ": expected a list or a comma-separated string");
+  }
+  if (out.empty()) throw InputError(where + ": the list is empty");
+  return out;
+}
+
+std::vector<std::int64_t> int_list(const YAML::Node& node, const std::string& where) {
+  if (node.IsScalar()) return parse_int_list(node.as<std::string>(), where);
+  std::vector<std::int64_t> out;
+  for (const std::string& s : string_list(node, where)) {
+    std::vector<std::int64_t> part = parse_int_list(s, where);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {
+  std::vector<std::int64_t> out;
+  for (const std::string& item : split(text, ',')) {
+    std::vector<std::string> parts = split(item, ':');
+    std::int64_t a = 0, b = 0, step = 1;
+    if (parts.size() == 1 && parse_int(parts[0], a)) {
+      if (out.size() >= kMaxListValues)
+        throw InputError(what + " '" + text + "': a list holds at most " + std::to_string(kMaxListValues) + " values");
+      out.push_back(a);
+      continue;
+    }
+    if (parts.size() != 3 || !parse_int(parts[0], a) || !parse_int(parts[1], b) || !parse_int(parts[2], step))
+      throw InputError(what + " '" + text + "': '" + item + "' is neither an integer nor start:stop:step");
+    if (step <= 0) throw InputError(what + " '" + text + "': the step of '" + item + "' must be positive");
+    if (b < a) throw InputError(what + " '" + text + "': '" + item + "' has stop < start (an empty range)");
+    // Counted in unsigned arithmetic: stop - start may not fit a signed 64-bit value, nor may start + step.
+    std::uint64_t count = (static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a)) / static_cast<std::uint64_t>(step) + 1;
+    if (count > kMaxListValues - out.size())
+      throw InputError(what + " '" + text + "': '" + item + "' has " + std::to_string(count) +
+                       " values; a list holds at most " + std::to_string(kMaxListValues));
+    for (std::uint64_t i = 0; i < count; ++i) out.push_back(a + static_cast<std::int64_t>(i * static_cast<std::uint64_t>(step)));
+  }
+  if (out.empty()) throw InputError(what + " '" + text + "': no value");
+  return out;
+}
+
+std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& text) {
+  std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--vary '" + text + "': expected key.path=value1,value2");
+  std::vector<std::string> values;
+  for (const std::string& v : split(text.substr(eq + 1), ','))
+    if (!v.empty()) values.push_back(v);
+  if (values.empty()) throw InputError("--vary '" + text + "': no value");
+  return {text.substr(0, eq), values};
+}
+
+SweepSpec load_sweep(const std::string& path) {
+  YAML::Node root = load_yaml_file(path);
+  if (!root.IsMap()) throw InputError(path + ": a sweep is a mapping (models, dataflows, d, r, K, ...)");
+  static const std::vector<std::string> known = {"models", "dataflows", "hw", "batch", "d", "r",
+                                                 "K", "vary", "layers", "down_schedule",
+                                                 "weights", "weights_layer"};
+  SweepSpec spec;
+  for (const auto& entry : root) {
+    std::string key = entry.first.as<std::string>();
+    std::string where = mark_of(entry.second, path) + ": " + key;
+    const YAML::Node& v = entry.second;
+    try {
+      if (key == "models") spec.models = string_list(v, where);
+      else if (key == "dataflows") spec.dataflows = string_list(v, where);
+      else if (key == "hw") spec.hw = scalar(v, where);
+      else if (key == "batch") spec.batch = int_list(v, where);
+      else if (key == "d") spec.d = int_list(v, where);
+      else if (key == "r") spec.r = int_list(v, where);
+      else if (key == "K") spec.K = int_list(v, where);
+      else if (key == "layers") spec.layers = non_negative_int(v, where, "0 = all layers");
+      else if (key == "down_schedule") spec.down = scalar(v, where);
+      else if (key == "weights") spec.weights = scalar(v, where);
+      else if (key == "weights_layer") spec.weights_layer = non_negative_int(v, where, "a layer index");
+      else if (key == "vary") {
+        if (!v.IsMap()) throw InputError(where + ": expected a mapping of config key -> values");
+        for (const auto& kv : v)
+          spec.vary.emplace_back(kv.first.as<std::string>(),
+                                 string_list(kv.second, mark_of(kv.second, path) + ": vary." + kv.first.as<std::string>()));
+      } else {
+        std::string message = mark_of(entry.first, path) + ": " + key + ": unknown key";
+        std::string near = nearest_match(key, known);
+        if (!near.empty()) message += " (did you mean '" + near + "'?)";
+        throw InputError(message);
+      }
+    } catch (const YAML::Exception& e) {
+      throw InputError(where + ": " + e.msg);
+    }
+  }
+  return spec;
+}
+
+std::string SweepPoint::vary_text() const {
+  std::string out;
+  for (const std::string& s : sets) out += (out.empty() ? "" : ";") + s;
+  return out;
+}
+
+std::string SweepPoint::group() const {
+  // Without weights the key is what it was before quality columns existed, so older outputs still resume.
+  return "model=" + model + "|hw=" + hw + "|batch=" + std::to_string(batch) + "|layers=" + std::to_string(layers) +
+         "|down=" + down + "|vary=" + vary_text() + (weights.empty() ? "" : "|weights=" + weights);
+}
+
+std::string SweepPoint::key() const {
+  std::string drk = uses_drk ? std::to_string(d) + "/" + std::to_string(r) + "/" + std::to_string(K) : "-";
+  return group() + "|dataflow=" + dataflow + "|drk=" + drk;
+}
+
+std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std::string&)) {
+  // Count first, saturating, so an oversized grid is refused before anything is allocated.
+  auto times = [](std::size_t a, std::size_t b) { return b != 0 && a > kMaxGridPoints / b ? kMaxGridPoints + 1 : a * b; };
+  std::size_t per_combination = 0;
+  for (const std::string& dataflow : spec.dataflows)
+    per_combination += drk_free(dataflow) ? 1 : times(times(spec.d.size(), spec.r.size()), spec.K.size());
+  std::size_t count = times(times(spec.models.size(), spec.batch.size()), std::min(per_combination, kMaxGridPoints + 1));
+  for (const auto& [key, values] : spec.vary) count = times(count, values.size());
+  if (count > kMaxGridPoints)
+    throw InputError("the grid has more than " + std::to_string(kMaxGridPoints) +
+                     " points (models x batch x dataflows x d x r x K x vary values); split it into several sweeps");
+  // Every combination of the vary values, in order (the last key varies fastest).
+  std::vector<std::vector<std::string>> assignments{{}};
+  for (const auto& [key, values] : spec.vary) {
+    std::vector<std::vector<std::string>> next;
+    for (const auto& a : assignments)
+      for (const std::string& v : values) {
+        next.push_back(a);
+        next.back().push_back(key + "=" + v);
+      }
+    assignments = std::move(next);
+  }
+  std::vector<SweepPoint> points;
+  for (const std::string& model : spec.models)
+    for (const auto& sets : assignments)
+      for (std::int64_t batch : spec.batch)
+        for (const std::string& dataflow : spec.dataflows) {
+          SweepPoint p;
+          p.model = model;
+          p.dataflow = dataflow;
+          p.hw = spec.hw;
+          p.batch = batch;
+          p.sets = sets;
+          p.layers = spec.layers;
+          p.down = spec.down;
+          if (drk_free(dataflow)) {
+            p.uses_drk = false;
+            p.d = spec.d.front();
+            p.r = spec.r.front();
+            p.K = spec.K.front();
+            p.index = points.size();
+            points.push_back(p);
+            continue;
+          }
+          for (std::int64_t d : spec.d)
+            for (std::int64_t r : spec.r)
+              for (std::int64_t K : spec.K) {
+                p.d = d;
+                p.r = r;
+                p.K = K;
+                p.index = points.size();
+                points.push_back(p);
+              }
+        }
+  return points;
+}
+
+}  // namespace stasim

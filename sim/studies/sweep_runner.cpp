@@ -1,0 +1,161 @@
+#include "sim/studies/sweep_runner.hpp"
+
+#include "sim/core/pipe_io.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "sim/core/input_error.hpp"
+#include "sim/studies/decode_run.hpp"
+
+namespace stasim {
+namespace {
+
+// value rounded to 1 / per_unit (e.g. 1000: three decimals); dividing the rounded integer gives the double
+// nearest the decimal, so the JSON and CSV text is the short decimal.
+double round_to(double value, double per_unit) { return std::round(value * per_unit) / per_unit; }
+double us(Picoseconds ps) { return round_to(static_cast<double>(ps) / 1e6, 1000.0); }
+
+constexpr std::size_t kReasonChars = 2000;  // keeps a child's report far below a pipe's buffer
+
+SweepRow inputs_row(const SweepPoint& p) {
+  SweepRow row = nlohmann::json::object();
+  for (const std::string& c : sweep_columns()) row[c] = nullptr;
+  row["point"] = p.index;
+  row["key"] = p.key();
+  row["model"] = p.model;
+  row["dataflow"] = p.dataflow;
+  row["hw"] = p.hw;
+  row["batch"] = p.batch;
+  if (p.uses_drk) {
+    row["d"] = p.d;
+    row["r"] = p.r;
+    row["K"] = p.K;
+  }
+  if (!p.sets.empty()) row["vary"] = p.vary_text();
+  row["layers"] = p.layers;
+  row["down_schedule"] = p.down;
+  if (!p.weights.empty()) row["weights"] = p.weights;
+  return row;
+}
+
+SweepRow failed(SweepRow row, const char* status, const std::string& reason) {
+  row["status"] = status;
+  row["reason"] = reason.substr(0, kReasonChars);
+  return row;
+}
+
+}  // namespace
+
+SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry, bool own_process) {
+  SweepRow row = inputs_row(p);
+  RunRequest req;
+  req.model = p.model;
+  req.hw = p.hw;
+  req.dataflow = p.dataflow;
+  req.d = p.d;
+  req.r = p.r;
+  req.K = p.K;
+  req.batch = p.batch;
+  req.layers = p.layers;
+  req.down = p.down;
+  req.sets = p.sets;
+  req.own_process = own_process;
+  try {
+    DecodeRun run = run_decode(req, registry);
+    const SimResult& r = run.result;
+    row["status"] = "ok";
+    row["tpot_us"] = us(r.total_ps);
+    row["bits_per_weight"] = round_to(run.representation.bits_per_weight(run.model), 10000.0);
+    int top = 0;
+    for (int e = 1; e < kEngineCount; ++e)
+      if (r.critical_path.by_engine_ps[e] > r.critical_path.by_engine_ps[top]) top = e;
+    row["critical_engine"] = engine_name(static_cast<Engine>(top));
+    for (Engine e : {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd, Engine::collective})
+      row[std::string(engine_name(e)) + "_active_us"] = us(r.engines[static_cast<int>(e)].active_ps);
+    row["dma_active_us"] = us(r.dma_active_ps);
+    row["hbm_read_bytes"] = r.hbm_read_bytes;
+    row["hbm_write_bytes"] = r.hbm_write_bytes;
+    row["gpsimd_instructions"] = r.engines[static_cast<int>(Engine::gpsimd)].instructions;
+  } catch (const InputError& e) {
+    return failed(row, "invalid", e.what());
+  } catch (const SimulationError& e) {
+    return failed(row, "error", e.what());
+  } catch (const std::exception& e) {
+    return failed(row, "error", std::string("internal error: ") + e.what());
+  }
+  return row;
+}
+
+void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, const DataflowRegistry& registry,
+                const std::function<void(SweepRow)>& on_row) {
+  struct Child {
+    int fd;
+    std::size_t point;
+  };
+  std::map<pid_t, Child> running;
+  std::size_t next = 0, done = 0;
+  auto begin = std::chrono::steady_clock::now();
+  auto report = [&] {
+    if (!progress) return;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    double eta = done ? elapsed / done * (points.size() - done) : 0.0;
+    std::fprintf(stderr, "\rsweep: %zu/%zu points, %.1f s elapsed, ETA %.0f s   ", done, points.size(), elapsed, eta);
+    std::fflush(stderr);
+  };
+  report();
+  while (next < points.size() || !running.empty()) {
+    while (next < points.size() && running.size() < static_cast<std::size_t>(std::max(jobs, 1))) {
+      int fds[2];
+      if (::pipe(fds) != 0) throw SimulationError(std::string("pipe failed: ") + std::strerror(errno));
+      std::fflush(stdout);
+      std::fflush(stderr);
+      pid_t pid = ::fork();
+      if (pid < 0) throw SimulationError(std::string("fork failed: ") + std::strerror(errno));
+      if (pid == 0) {
+        ::close(fds[0]);
+        std::string text = run_point(points[next], registry, true).dump();
+        write_all(fds[1], text.data(), text.size());
+        ::_exit(0);
+      }
+      ::close(fds[1]);
+      running[pid] = {fds[0], next++};
+    }
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(it->second.fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+    ::close(it->second.fd);
+    const SweepPoint& point = points[it->second.point];
+    running.erase(it);
+    SweepRow row;
+    // A row counts only from a child that also exited cleanly (a sanitizer report after the write does not).
+    bool reported = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    try {
+      row = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+      reported = false;
+    }
+    if (!reported) {
+      std::string why = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                            : "exit status " + std::to_string(WEXITSTATUS(status));
+      row = failed(inputs_row(point), "error", "the point's process died before reporting (" + why + ")");
+    }
+    ++done;
+    on_row(std::move(row));
+    report();
+  }
+  if (progress) std::fputc('\n', stderr);
+}
+
+}  // namespace stasim
