@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/input_error.hpp"
+#include "sim/core/input_error.hpp"
 #include "workloads/replay_experiment.hpp"
 #include "workloads/seeded_random.hpp"
 
