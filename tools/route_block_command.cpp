@@ -226,7 +226,7 @@ void run_partition(PartitionOptions o) {
     if (c.small_problem)
       std::cout << " (small-problem clause: " << o.config.n / c.thread_n << " N-tiles x " << o.routed_tokens
                 << " routed tokens x 4 = " << o.config.n / c.thread_n * o.routed_tokens * 4 << " < "
-                << o.limits.sm_count << " SMs x the resident count)";
+                << o.limits.sm_count << " SMs x " << c.resident_limit << " resident)";
     std::cout << '\n';
   }
   const WorkPartition p = partition_work(o.config);
@@ -242,7 +242,7 @@ void run_partition(PartitionOptions o) {
     std::cout << "no remainder: " << p.total_tiles << " tiles = " << p.waves << " full waves of " << p.config.grid;
   std::cout << "; iters " << p.iters << "; split tiles " << p.split_tiles << "\n\n";
   // Per block, one letter per N-tile (D direct, F stream-K full-K, S split); equal neighbours are merged.
-  std::cout << "blocks   N-tile classes (D direct, F stream-K single full-K slice, S split)\n";
+  std::cout << "blocks   N-tile classes (D direct, F one full-K slice after the waves, S split)\n";
   std::int64_t first = 0;
   std::string previous;
   auto flush = [&](std::int64_t last) {

@@ -171,11 +171,12 @@ LaunchChoice select_launch(const LaunchProblem& problem, const LaunchLimits& lim
     // is not spread over a grid with almost no work per block.
     const std::int64_t work = n / c.thread_n * problem.routed_tokens * 4;
     bool lowered = false;
+    const std::int64_t limit = count;
     if (work < limits.sm_count * count) {
       count = std::max<std::int64_t>(work / limits.sm_count, 1);
       lowered = true;
     }
-    if (count > best.blocks_per_sm) best = {c.thread_k, c.thread_n, c.threads, count, 0, lowered};
+    if (count > best.blocks_per_sm) best = {c.thread_k, c.thread_n, c.threads, count, 0, lowered, limit};
   }
   if (best.blocks_per_sm == 0)
     throw InputError("no thread configuration fits n = " + std::to_string(n) + ", k = " + std::to_string(k) +

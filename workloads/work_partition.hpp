@@ -101,7 +101,8 @@ struct LaunchChoice {
   std::int64_t threads = 0;
   std::int64_t blocks_per_sm = 0;
   std::int64_t grid = 0;
-  bool small_problem = false;  // the small-problem clause lowered the chosen count
+  bool small_problem = false;        // the small-problem clause applied to the chosen configuration
+  std::int64_t resident_limit = 0;   // its count from registers and shared memory, before that clause
 };
 
 LaunchChoice select_launch(const LaunchProblem& problem, const LaunchLimits& limits);

@@ -100,8 +100,8 @@ TEST(RouteBlocksCli, AutoLaunchAppliesTheSmallProblemClause) {
   const Outcome o = run_stasim("partition --blocks 4 --n 1536 --k 2048 --group 128 --auto-launch --routed-tokens 4");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_TRUE(contains(o.output, "thread_k 64, thread_n 128, 128 threads, 2 blocks/SM x 82 SMs = grid 164 "
-                                 "(small-problem clause: 12 N-tiles x 4 routed tokens x 4 = 192 < 82 SMs x the "
-                                 "resident count)")) << o.output;
+                                 "(small-problem clause: 12 N-tiles x 4 routed tokens x 4 = 192 < 82 SMs x 3 "
+                                 "resident)")) << o.output;
 }
 
 TEST(RouteBlocksCli, FullKCountsWavesAndTheTail) {

@@ -149,6 +149,7 @@ TEST(WorkPartition, LaunchRuleSmallProblemClauseLowersTheResidentCount) {
   EXPECT_EQ(c.blocks_per_sm, 2);
   EXPECT_EQ(c.grid, 164);
   EXPECT_TRUE(c.small_problem);
+  EXPECT_EQ(c.resident_limit, 3);
   // One routed token: 12 * 4 = 48 < 82 * count for every candidate -> max(48 / 82, 1) = 1, and 24 * 4 = 96 -> 1:
   // all three tie at 1, so the first candidate (k128 n128, 256 threads) wins; grid 82.
   c = select_launch({1536, 2048, 1, 8, 128}, LaunchLimits{});
