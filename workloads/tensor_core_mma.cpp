@@ -73,9 +73,17 @@ float mma_group(float c, const float* a, const float* b, int count) {
 
 namespace {
 
-// One lane of the model with the group size fixed, so the compiler unrolls the terms and vectorizes over
-// columns. Returns false (leaving c untouched) for lanes whose largest term is tiny, zero or non-finite: scaling
-// those by 2^(kWindowShift - e) and back would leave FP32's normal range, so the caller redoes them by mma_group.
+// Truncating conversion of a scaled term. Finite terms of a fast lane are below 2^27 in magnitude; the clamp
+// only keeps the discarded results of slow lanes (infinities, NaN) a defined conversion.
+inline std::int32_t units_of(float scaled) {
+  scaled = scaled < 0x1p30f ? scaled : 0x1p30f;
+  scaled = scaled > -0x1p30f ? scaled : -0x1p30f;
+  return static_cast<std::int32_t>(scaled);
+}
+
+// The model with the group size fixed, so the compiler unrolls the terms and vectorizes over columns. Marks in
+// `slow` (leaving c untouched) the lanes whose largest term is tiny, zero or non-finite: scaling those by
+// 2^(kWindowShift - e) and back would leave FP32's normal range, so the caller redoes them by mma_group.
 template <int Count>
 void fixed_group_columns(float* c, const float* x, const float* w, std::int64_t stride, int columns,
                          std::uint8_t* slow) {
@@ -89,20 +97,23 @@ void fixed_group_columns(float* c, const float* x, const float* w, std::int64_t 
       e = eq > e ? eq : e;
     }
     e >>= 23;
-    slow[j] = static_cast<std::uint8_t>((e < kMinFastExponent) | (e == 255u));
+    const std::uint32_t is_slow = (e < kMinFastExponent) | (e == 255u);
+    slow[j] = static_cast<std::uint8_t>(is_slow);
     e = e < kMinFastExponent ? kMinFastExponent : (e > 254u ? 254u : e);
     // Scale so the window's LSB is 1, truncate each term toward zero (the conversion does), add exactly: every
     // term is below 2^27 in magnitude, the Count + 1 of them below 2^31.
     const float down = float_of((127u + kWindowShift + 127u - e) << 23);
-    std::int32_t units = static_cast<std::int32_t>(c0 * down);
-    for (int q = 0; q < Count; ++q) units += static_cast<std::int32_t>(p[q] * down);
+    // Summed in unsigned arithmetic: a slow lane's clamped terms may overflow, and its result is discarded.
+    std::uint32_t sum = static_cast<std::uint32_t>(units_of(c0 * down));
+    for (int q = 0; q < Count; ++q) sum += static_cast<std::uint32_t>(units_of(p[q] * down));
+    const std::int32_t units = static_cast<std::int32_t>(sum & (is_slow - 1u));  // 0 on slow lanes
     // Round toward zero to 24 bits: convert (to nearest), step down one ulp if that went above.
     const std::int32_t magnitude = units < 0 ? -units : units;
     float f = static_cast<float>(magnitude);
     f = static_cast<std::int32_t>(f) > magnitude ? float_of(bits_of(f) - 1u) : f;
     const float value = f * float_of((e - kWindowShift) << 23);
     const float result = units < 0 ? -value : value;
-    c[j] = slow[j] ? c0 : result;
+    c[j] = is_slow ? c0 : result;
   }
 }
 

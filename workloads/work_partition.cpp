@@ -58,9 +58,10 @@ WorkPartition partition_work(const WorkPartitionConfig& config) {
   p.tiles.resize(static_cast<size_t>(T));
 
   if (config.full_k) {
-    // Batch-invariant (vLLM PR #46639, use_full_k): every tile is one full-K slice of one worker, tile t on
-    // worker t mod G. Counted as that kernel does: W = floor(T / G) full waves, then the R = T - W*G tail, each
-    // tail tile still a single full-K slice (no stream-K split); R = 0 leaves no remainder at all.
+    // Batch-invariant (vLLM PR #46639, use_full_k: each output tile reduced over the full K by a single block,
+    // per the PR's description; its diff was not among the stored sources): tile t is worker t mod G's. Counted
+    // as the full-K kernel does: W = floor(T / G) full waves, then the R = T - W*G tail, each tail tile still a
+    // single full-K slice (no stream-K split); R = 0 leaves no remainder at all.
     p.waves = T / G;
     p.direct_tiles = p.waves * G;
     p.remainder_tiles = T - p.direct_tiles;

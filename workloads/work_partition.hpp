@@ -1,6 +1,6 @@
 // The MoE GEMM's work partition of route-blocks.md (Marlin MoE: data-parallel waves, then stream-K over the
-// remainder; or, with full_k, the batch-invariant variant of vLLM PR #46639 where every tile is one full-K
-// slice): for every global tile (MoE block, N-tile), whether it is computed full-K by one worker (direct) or
+// remainder; or, with full_k, the batch-invariant variant of vLLM PR #46639, whose use_full_k flag has one
+// block reduce each output tile over the full K): for every global tile (MoE block, N-tile), whether it is computed full-K by one worker (direct) or
 // split into K slices over several workers, and the fixed order in which split partials are reduced.
 #pragma once
 
@@ -10,8 +10,9 @@
 
 namespace stasim {
 
-// Marlin's thread-tile limits (vLLM csrc/quantization/gptq_marlin/marlin.cuh: min_thread_n = min_thread_k = 64,
-// max_thread_n = 256). A K tile is split over thread_k / 32 warp rows (see marlin_template.h), reduced pairwise,
+// Marlin's thread-tile limits (vLLM csrc/quantization/gptq_marlin/marlin.cuh: min_thread_n = min_thread_k = 64
+// at commit 2f2ea061; later versions add max_thread_n = 256, which csrc/moe/marlin_moe_wna16/ops.cu @025a1342
+// uses to size its reduce buffer). A K tile is split over thread_k / 32 warp rows (see marlin_template.h), reduced pairwise,
 // so thread_k must be 64 times a power of two; a warp covers 64 outputs, so thread_n is a multiple of 64.
 constexpr std::int64_t kMinThreadN = 64;
 constexpr std::int64_t kMinThreadK = 64;

@@ -62,7 +62,7 @@ TEST(ReplayFixture, SaysWhichAlignmentPathItIsOn) {
 }
 
 // The published shapes (M 21, k 8, E 128, b 8, H 2048, I 768, grid 246, group 128). One test, because the
-// experiment is the expensive part (about 7 s) and ctest runs every test in its own process.
+// experiment is the expensive part (7-10 s of CPU) and ctest runs every test in its own process.
 TEST(ReplayFindings, AllSixHoldOnThePublishedFixture) {
   const ReplayResult r = run_replay_experiment(ReplayConfig{});
   ASSERT_EQ(r.rows.size(), 14u);
