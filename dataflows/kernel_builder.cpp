@@ -12,7 +12,7 @@ KernelBuilder::KernelBuilder(ScheduleGraph& graph, const HardwareConfig& hw, std
 
 OpId KernelBuilder::add(Op op, const Deps& deps, const char* phase, const std::string& label) {
   op.phase = phase_of(phase);
-  OpId id = graph_.add_op(op, label, prefix_);
+  OpId id = graph_.add_op(std::move(op), label, prefix_);
   for (OpId d : deps)
     if (d != kNoOp) graph_.add_dep(d, id);
   return id;
@@ -54,7 +54,7 @@ OpId KernelBuilder::dma(std::uint8_t core, std::uint64_t bytes, std::uint32_t pa
   // in its program order at this point; the transfer starts when they are written.
   Op named = op;
   named.phase = phase_of(phase);
-  OpId gen = graph_.add_descriptor_op(named, label, prefix_);
+  OpId gen = graph_.add_descriptor_op(named, prefix_ + label);
   for (OpId d : deps)
     if (d != kNoOp) graph_.add_dep(d, gen);
   OpId id = add(std::move(op), {gen}, phase, label);

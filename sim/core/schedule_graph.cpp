@@ -161,7 +161,7 @@ std::uint16_t ScheduleGraph::phase_id(const std::string& phase) {
   return static_cast<std::uint16_t>(phases_.size() - 1);
 }
 
-OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name, std::string_view prefix) {
+OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name) {
   Op gen;
   gen.kind = OpKind::descriptors;
   gen.engine = Engine::gpsimd;
@@ -174,8 +174,7 @@ OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name, 
   gen.partitions = dma.partitions;
   gen.bytes = dma.bytes;
   gen.contiguous_bytes = dma.contiguous_bytes;
-  std::string name = std::string(prefix).append(dma_name).append(".dge");
-  return add_op(gen, name);
+  return add_op(std::move(gen), ".dge", dma_name);
 }
 
 void ScheduleGraph::reserve(std::size_t ops, std::size_t deps) {

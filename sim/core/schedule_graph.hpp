@@ -158,7 +158,7 @@ class ScheduleGraph {
   // The GpSimd op that generates the descriptors of software-DGE transfer `dma` (already added): same core,
   // phase and shape, named "<dma name>.dge", appended to the core's GpSimd queue. The caller moves the
   // transfer's dependencies onto it and makes the transfer depend on it.
-  OpId add_descriptor_op(const Op& dma, std::string_view dma_name, std::string_view prefix = {});
+  OpId add_descriptor_op(const Op& dma, std::string_view dma_name);
   void reserve(std::size_t ops, std::size_t deps);
 
   std::size_t size() const { return ops_.size(); }
@@ -179,9 +179,6 @@ class ScheduleGraph {
   EdgeRange in_edges(OpId v) const { return range(adjacency().in, v); }
   std::size_t out_degree(OpId v) const { return out_edges(v).size(); }
   std::size_t in_degree(OpId v) const { return in_edges(v).size(); }
-
-  // The graph as a Boost.Graph (schedule_graph_bgl.hpp): itself.
-  const ScheduleGraph& graph() const { return *this; }
 
   const std::vector<Queue>& queues() const { return queues_; }
   std::uint32_t queue_of(OpId id) const { return queue_of_[id]; }
@@ -230,5 +227,3 @@ class ScheduleGraph {
 };
 
 }  // namespace stasim
-
-#include "sim/core/schedule_graph_bgl.hpp"  // NOLINT: after the class it adapts

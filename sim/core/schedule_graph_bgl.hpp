@@ -24,9 +24,6 @@ struct ScheduleGraphTraversal : boost::bidirectional_graph_tag,
 
 namespace boost {
 
-using stasim::OpId;
-using stasim::ScheduleGraph;
-
 template <>
 struct graph_traits<stasim::ScheduleGraph> {
   using vertex_descriptor = stasim::OpId;
@@ -53,10 +50,9 @@ struct property_map<stasim::ScheduleGraph, vertex_index_t> {
 
 }  // namespace boost
 
-namespace boost {
+namespace stasim {
 
-// In namespace boost, like Boost's own adapters (vector_as_graph.hpp): Boost.Graph algorithms find them when
-// this header comes first, and code written for the adjacency_list (boost::in_degree(v, g.graph())) still reads.
+// Found by argument-dependent lookup, as Boost.Graph algorithms call them.
 inline std::pair<const ScheduleGraph::EdgeId*, const ScheduleGraph::EdgeId*> out_edges(OpId v, const ScheduleGraph& g) {
   auto r = g.out_edges(v);
   return {r.begin(), r.end()};
@@ -72,14 +68,14 @@ inline std::size_t in_degree(OpId v, const ScheduleGraph& g) { return g.in_degre
 inline std::size_t degree(OpId v, const ScheduleGraph& g) { return g.in_degree(v) + g.out_degree(v); }
 inline std::size_t num_vertices(const ScheduleGraph& g) { return g.size(); }
 inline std::size_t num_edges(const ScheduleGraph& g) { return g.edge_count(); }
-inline std::pair<counting_iterator<OpId>, counting_iterator<OpId>> vertices(const ScheduleGraph& g) {
-  return {counting_iterator<OpId>(0), counting_iterator<OpId>(static_cast<OpId>(g.size()))};
+inline std::pair<boost::counting_iterator<OpId>, boost::counting_iterator<OpId>> vertices(const ScheduleGraph& g) {
+  return {boost::counting_iterator<OpId>(0), boost::counting_iterator<OpId>(static_cast<OpId>(g.size()))};
 }
-inline std::pair<counting_iterator<ScheduleGraph::EdgeId>, counting_iterator<ScheduleGraph::EdgeId>>
+inline std::pair<boost::counting_iterator<ScheduleGraph::EdgeId>, boost::counting_iterator<ScheduleGraph::EdgeId>>
 edges(const ScheduleGraph& g) {
-  using It = counting_iterator<ScheduleGraph::EdgeId>;
+  using It = boost::counting_iterator<ScheduleGraph::EdgeId>;
   return {It(0), It(static_cast<ScheduleGraph::EdgeId>(g.edge_count()))};
 }
-inline typed_identity_property_map<OpId> get(vertex_index_t, const ScheduleGraph&) { return {}; }
+inline boost::typed_identity_property_map<OpId> get(boost::vertex_index_t, const ScheduleGraph&) { return {}; }
 
-}  // namespace boost
+}  // namespace stasim
