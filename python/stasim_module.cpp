@@ -1,0 +1,136 @@
+// The `stasim` Python module: the decode study and the sweep of the library, callable from Python. Results come
+// back as the same documents the CLI writes (`run --json`, one sweep row per point), converted to dicts and
+// lists, so a notebook reads exactly what a file from the CLI holds. Bad input raises ValueError with the CLI's
+// message; a simulation error raises RuntimeError.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stasim/stasim.hpp"
+#include "sim/studies/sweep_grid.hpp"
+#include "sim/studies/sweep_runner.hpp"
+#include "sim/studies/sweep_table.hpp"
+
+namespace py = pybind11;
+
+namespace stasim::python {
+namespace {
+
+// One simulator per interpreter. The GIL stays held while it runs: a process's simulations run one after another
+// on its one SystemC kernel, so two Python threads must not run them at once.
+const Simulator& simulator() {
+  static const Simulator shared;
+  return shared;
+}
+
+const DataflowRegistry& registry() { return simulator().registry(); }
+
+// JSON text -> Python objects, through Python's own json module (numbers keep their JSON types).
+py::object to_python(const nlohmann::json& doc) { return py::module_::import("json").attr("loads")(doc.dump()); }
+
+// Runs `body`, turning the library's exceptions into the Python ones the module documents.
+template <typename Body>
+auto guarded(Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    throw py::value_error(e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+py::object run(const std::string& model, const std::string& dataflow, const std::string& hw, std::int64_t d,
+               std::int64_t r, std::int64_t K, std::optional<std::int64_t> batch, std::optional<std::int64_t> tp,
+               std::optional<std::int64_t> lnc, std::optional<std::int64_t> context, std::int64_t layers,
+               const std::string& down, bool reuse, bool batch_gathers, bool joint_psum, bool overlap,
+               bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
+               std::uint64_t routing_seed) {
+  RunRequest req;
+  req.model = model;
+  req.dataflow = dataflow;
+  req.hw = hw;
+  req.d = d;
+  req.r = r;
+  req.K = K;
+  req.batch = batch;
+  req.tp = tp;
+  req.lnc = lnc;
+  req.context = context;
+  req.layers = layers;
+  req.down = down;
+  req.no_reuse = !reuse;
+  req.no_batch_gathers = !batch_gathers;
+  req.no_joint_psum = !joint_psum;
+  req.no_overlap = !overlap;
+  req.fuse_projections = fuse_projections;
+  req.sets = sets;
+  req.routes = routes;
+  req.routing_seed = routing_seed;
+  nlohmann::json doc = guarded([&] {
+    return Simulator::json(simulator().run(req));
+  });
+  return to_python(doc);
+}
+
+py::object sweep(const std::vector<std::string>& models, const std::vector<std::string>& dataflows,
+                 const std::string& hw, const std::vector<std::int64_t>& d, const std::vector<std::int64_t>& r,
+                 const std::vector<std::int64_t>& K, const std::vector<std::int64_t>& batch,
+                 const std::map<std::string, std::vector<std::string>>& vary, std::int64_t layers,
+                 const std::string& down, int jobs, double point_time_limit) {
+  SweepSpec spec;
+  spec.models = models;
+  spec.dataflows = dataflows;
+  spec.hw = hw;
+  spec.d = d;
+  spec.r = r;
+  spec.K = K;
+  spec.batch = batch;
+  for (const auto& [key, values] : vary) spec.vary.emplace_back(key, values);
+  spec.layers = layers;
+  spec.down = down;
+  std::vector<SweepRow> rows = guarded([&] {
+    for (const std::string& name : spec.dataflows) registry().find(name);  // unknown names fail before any point runs
+    std::vector<SweepPoint> grid = expand(spec, [](const std::string& dataflow) { return dataflow == "dense"; });
+    if (grid.empty()) throw InputError("the grid is empty");
+    std::vector<SweepRow> out;
+    run_points(grid, jobs > 0 ? jobs : 1, false, registry(), [&](SweepRow row) { out.push_back(std::move(row)); },
+               point_time_limit);
+    finalize(out);
+    return out;
+  });
+  return to_python(nlohmann::json(rows));
+}
+
+}  // namespace
+}  // namespace stasim::python
+
+PYBIND11_MODULE(stasim, m) {
+  using namespace stasim::python;
+  // SystemC prints its banner when the first simulation context is created unless this is set.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "DISABLE", 1);
+  m.doc() = "stasim: cycle-approximate simulator of scratchpad-based tensor accelerators (MoE decode study)";
+  m.def("run", &run,
+        "Simulate one decode step; returns the document of `stasim run --json` as a dict.",
+        py::kw_only(), py::arg("model") = "qwen3-30b-a3b", py::arg("dataflow") = "cardan",
+        py::arg("hw") = "trn3-calibrated", py::arg("d") = 8, py::arg("r") = 384, py::arg("K") = 256,
+        py::arg("batch") = py::none(), py::arg("tp") = py::none(), py::arg("lnc") = py::none(),
+        py::arg("context") = py::none(), py::arg("layers") = 0, py::arg("down") = "auto", py::arg("reuse") = true,
+        py::arg("batch_gathers") = true, py::arg("joint_psum") = true, py::arg("overlap") = true,
+        py::arg("fuse_projections") = false, py::arg("sets") = std::vector<std::string>{},
+        py::arg("routes") = "", py::arg("routing_seed") = 0);
+  m.def("sweep", &sweep,
+        "Run a grid of decode simulations; returns one dict per point with the columns of `stasim sweep`'s CSV "
+        "(vary maps a config key to its values, as --vary key=v1,v2).",
+        py::kw_only(), py::arg("models") = std::vector<std::string>{"qwen3-30b-a3b"},
+        py::arg("dataflows") = std::vector<std::string>{"dense", "cardan"}, py::arg("hw") = "trn3-calibrated",
+        py::arg("d") = std::vector<std::int64_t>{8}, py::arg("r") = std::vector<std::int64_t>{384},
+        py::arg("K") = std::vector<std::int64_t>{256}, py::arg("batch") = std::vector<std::int64_t>{1},
+        py::arg("vary") = std::map<std::string, std::vector<std::string>>{}, py::arg("layers") = 0,
+        py::arg("down") = "weight-sbuf", py::arg("jobs") = 1, py::arg("point_time_limit") = 600.0);
+}

@@ -1,0 +1,78 @@
+"""The Python module against the CLI: the same request gives the same document, a sweep the same rows.
+
+Run by ctest with PYTHONPATH set to the build's python/ folder and STASIM_BINARY naming the CLI.
+"""
+import csv
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import stasim
+
+BINARY = os.environ["STASIM_BINARY"]
+
+
+def cli(*args):
+    return subprocess.run([BINARY, *args], check=True, capture_output=True, text=True).stdout
+
+
+class RunTest(unittest.TestCase):
+    def test_run_returns_what_run_json_writes(self):
+        # Two layers of CARDAN (d, r) = (4, 256) with reuse off and a hardware override: every option is passed
+        # through, so the dict equals the CLI's --json document key for key and number for number.
+        py = stasim.run(dataflow="cardan", d=4, r=256, layers=2, reuse=False, down="weight-sbuf",
+                        sets=["core.dma.engines=8"])
+        out = json.loads(cli("run", "--dataflow", "cardan", "--d", "4", "--r", "256", "--layers", "2",
+                             "--no-reuse", "--down-schedule", "weight-sbuf", "--set", "core.dma.engines=8",
+                             "--quiet", "--json", "-"))
+        # The CLI's document also records how it was made (its command line); the figures are what must agree.
+        out.pop("provenance", None)
+        py.pop("provenance", None)
+        self.assertEqual(py, out)
+        self.assertEqual(py["layers"], 2)
+        self.assertGreater(py["tpot_us"], 0)
+
+    def test_options_change_the_result(self):
+        # Gather batching off is a different schedule: the GpSimd instruction count differs.
+        on = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf")
+        off = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", batch_gathers=False)
+        self.assertNotEqual(on["engines"]["gpsimd"]["instructions"], off["engines"]["gpsimd"]["instructions"])
+
+    def test_bad_input_raises_value_error_naming_it(self):
+        with self.assertRaises(ValueError) as raised:
+            stasim.run(model="no-such-model", layers=1)
+        self.assertIn("no-such-model", str(raised.exception))
+        with self.assertRaises(ValueError) as raised:
+            stasim.run(dataflow="cardan", d=3, layers=1)  # 3 divides no hidden size of the model
+        self.assertTrue(str(raised.exception))
+
+
+class SweepTest(unittest.TestCase):
+    def test_sweep_rows_equal_the_cli_sweep(self):
+        # dense once + cardan at d = 4 and 8: 1 + 2 = 3 points, each row as the CLI writes it.
+        rows = stasim.sweep(dataflows=["dense", "cardan"], d=[4, 8], r=[384], layers=1, jobs=2)
+        self.assertEqual(len(rows), 3)
+        with tempfile.TemporaryDirectory() as folder:
+            out = os.path.join(folder, "grid.jsonl")
+            cli("sweep", "--dataflows", "dense,cardan", "--d", "4,8", "--r", "384", "--layers", "1",
+                "--jobs", "2", "--out", out)
+            with open(out) as f:
+                expected = [json.loads(line) for line in f if line.strip()]
+        self.assertEqual([r["key"] for r in rows], [r["key"] for r in expected])
+        self.assertEqual([r["tpot_us"] for r in rows], [r["tpot_us"] for r in expected])
+        self.assertEqual(rows, expected)
+
+    def test_vary_is_an_axis(self):
+        rows = stasim.sweep(dataflows=["dense"], layers=1, vary={"core.dma.engines": ["4", "16"]})
+        self.assertEqual(len(rows), 2)
+        self.assertEqual(sorted(r["vary"] for r in rows), ["core.dma.engines=16", "core.dma.engines=4"])
+
+    def test_unknown_dataflow_raises_value_error(self):
+        with self.assertRaises(ValueError):
+            stasim.sweep(dataflows=["nope"], layers=1)
+
+
+if __name__ == "__main__":
+    unittest.main()
