@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engines/gather_cost.hpp"
 #include "sim/core/dma_descriptors.hpp"
 
 namespace stasim::cost {
@@ -51,10 +52,6 @@ double memset_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype) {
 
 double iota_cycles(const EngineConfig& g, std::uint32_t free) { return g.start_cycles + free; }
 
-double gather_cycles(const EngineConfig& g, std::uint32_t elements) {
-  return g.start_cycles + elements / g.gather_elements_per_cycle;
-}
-
 double descriptor_generation_cycles(const EngineConfig& g, const Op& op) {
   return g.start_cycles + static_cast<double>(descriptor_count(op)) * g.swdge_descriptor_cycles;
 }
@@ -96,7 +93,7 @@ Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) 
     case OpKind::tensor_reduce: cycles = tensor_reduce_cycles(e, op.free, op.dtype); break;
     case OpKind::memset: cycles = memset_cycles(e, op.free, op.dtype); break;
     case OpKind::iota: cycles = iota_cycles(e, op.free); break;
-    case OpKind::gather: cycles = gather_cycles(e, op.free); break;
+    case OpKind::gather: cycles = gather_cycles(e, op); break;
     case OpKind::descriptors: cycles = descriptor_generation_cycles(e, op); break;
     default: break;
   }

@@ -30,9 +30,7 @@ double tensor_reduce_cycles(const EngineConfig& e, std::uint32_t free, Dtype dty
 double memset_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype);
 // GpSimd iota: GPSIMD_START + N (A10).
 double iota_cycles(const EngineConfig& g, std::uint32_t free);
-// GpSimd gather of `elements` per partition: GPSIMD_START + elements / throughput (A10 local_gather shape;
-// the throughput is an assumption, HF §6.6).
-double gather_cycles(const EngineConfig& g, std::uint32_t elements);
+// GpSimd gathers: engines/gather_cost.hpp (ISA groups, per-index and per-word terms).
 
 // Software DGE on GpSimd: GPSIMD_START plus swdge_descriptor_cycles per descriptor of the transfer the op
 // describes (sim/core/dma_descriptors.hpp). Nothing public gives the per-descriptor cost (HF §6.5): assumed.

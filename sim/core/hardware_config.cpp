@@ -55,7 +55,6 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
       .optional("reduce_extra_cycles", reduce_extra_cycles);
   if (is_gpsimd)
     r.optional("start_cycles", start_cycles)
-        .optional("gather_elements_per_cycle", gather_elements_per_cycle)
         .required("gather_group_elements", gather_group_elements)
         .required("gather_index_cycles", gather_index_cycles)
         .required("gather_word_cycles", gather_word_cycles)
@@ -67,7 +66,6 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
   r.within("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup, kMinFactor, kMaxFactor);
   r.within("reduce_extra_cycles", reduce_extra_cycles, 0, kMaxCycles);
   r.within("start_cycles", start_cycles, 0, kMaxCycles);
-  r.within("gather_elements_per_cycle", gather_elements_per_cycle, kMinFactor, kMaxFactor);
   r.within("gather_group_elements", gather_group_elements, 1, kMaxCount);
   r.within("gather_index_cycles", gather_index_cycles, 0, kMaxCycles);
   // A word must cost something: a gather of free cost would hide any modelling mistake upstream.

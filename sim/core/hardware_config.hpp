@@ -43,7 +43,6 @@ struct EngineConfig {
   // GpSimd only (engines/gather_cost.hpp): GPSIMD_START per instruction (group), the nc_n_gather ISA group, the
   // per-index and per-32-bit-word cycles of a partition lane, and software descriptor generation.
   double start_cycles = 150;
-  double gather_elements_per_cycle = 16;    // the gather rate before the ISA-group model (kept until it replaces it)
   std::uint32_t gather_group_elements = 512;
   double gather_index_cycles = 7;
   double gather_word_cycles = 1;

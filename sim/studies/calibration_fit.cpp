@@ -36,9 +36,10 @@ const std::vector<CalibrationParameter>& calibration_parameters() {
        "chain issued every 264 cycles (A8); one value for the three engines that share the cost model"},
       {"gpsimd.start_cycles", {"core.engines.gpsimd.start_cycles"}, 75, 600, true, true,
        "HF §4: GPSIMD_START ~150 cycles on v2 (A10); v4 undocumented (HF §6.6): half to 4x"},
-      {"gpsimd.gather_elements_per_cycle", {"core.engines.gpsimd.gather_elements_per_cycle"}, 4, 64, true, false,
-       "HF §2/§6.6: 8 cores x 512-bit SIMD (16 FP32 lanes each) is 128 elements/cycle at most; local_gather "
-       "costs several cycles per index (A10); gather rate undocumented"},
+      {"gpsimd.gather_index_cycles", {"core.engines.gpsimd.gather_index_cycles"}, 0.25, 8, true, false,
+       "HF §3/§6.6: nc_n_gather's per-index cost is undocumented; local_gather's is 28/t = 7 cycles per index "
+       "(A10), the upper end; a lane cannot take much less than a quarter cycle per index next to its one cycle "
+       "per 32-bit word (HF §2: 512 bit/cycle per GpSimd core)"},
       {"link.latency_ns", {"core.link.latency_ns"}, 100, 2000, true, true,
        "HF §6.9: LNC=2 cross-core (sendrecv, SBUF-to-SBUF) latency unpublished; between an on-chip semaphore hop "
        "and the ~1.3 us fixed cost of a DMA transfer (the path is a DMA)"},

@@ -41,7 +41,9 @@ TEST(DecodeCli, RunJsonHoldsTheDocumentedFields) {
   EXPECT_EQ(j["down_schedule"]["accumulate"], "psum");
   // 8/8 + 16 x 384/2048 + 16 (256 x 8 + 2048 x 384)/(128 x 2048 x 768) = 1 + 3 + 0.0627 = 4.0627.
   EXPECT_DOUBLE_EQ(j["storage"]["bits_per_weight"].get<double>(), 4.0627);
-  EXPECT_EQ(j["engines"]["gpsimd"]["instructions"], 2 * 2 * 2);  // 2 batched gathers x 2 cores x 2 layers
+  // ISA instructions: each batched gather is 8 experts x 256 blocks x 96 columns / 128 partitions = 1536
+  // elements per partition = 3 groups of 512, plus the uint8 index widening: 4; x 2 projections x 2 cores x 2 layers.
+  EXPECT_EQ(j["engines"]["gpsimd"]["instructions"], 4 * 2 * 2 * 2);
   for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"})
     EXPECT_TRUE(j["critical_path"]["by_engine_us"].contains(e)) << e;
   EXPECT_GT(j["dma"]["hbm_read_bytes"].get<double>(), 0);
