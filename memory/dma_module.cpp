@@ -47,7 +47,13 @@ void DmaModule::advance(Picoseconds now) {
 void DmaModule::share_bandwidth(Picoseconds now) {
   std::vector<Flow> flows;
   flows.reserve(moving_.size());
-  for (const Transfer& t : moving_) flows.push_back(t.flow);
+  for (const Transfer& t : moving_) {
+    Flow f = t.flow;
+    // Bytes cannot outrun the descriptors: until they are all processed, at most the rest over the time left.
+    f.cap = now < t.descriptors_end_ps ? std::min(t.max_rate, t.remaining_bytes / double(t.descriptors_end_ps - now))
+                                       : t.max_rate;
+    flows.push_back(f);
+  }
   std::vector<double> rates = max_min_fair_share(capacity_, flows);
   for (std::size_t i = 0; i < moving_.size(); ++i) {
     Transfer& t = moving_[i];
@@ -64,8 +70,11 @@ DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds n
   if (o.duration_ps >= 0) {  // an explicit duration occupies the queue and no bandwidth
     t.data_start_ps = now + o.duration_ps;
   } else {
-    t.data_start_ps = now + cost::dma_fixed_ps(o, hw);
-    t.remaining_bytes = cost::dma_effective_bytes(o.bytes, o.partitions, hw.dma.knee_bytes_per_partition, o.contiguous_bytes);
+    const cost::DmaPlan plan = cost::plan_dma(o, hw);
+    t.data_start_ps = now + plan.issue_ps;
+    t.descriptors_end_ps = t.data_start_ps + plan.descriptor_ps;
+    t.max_rate = plan.max_bytes_per_ps;
+    t.remaining_bytes = static_cast<double>(o.bytes);
   }
   t.flow.use(o.core);
   if (cost::touches_hbm(o)) t.flow.use(hw.lnc);

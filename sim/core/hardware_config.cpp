@@ -141,7 +141,6 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
       .required("queues", hw.dma.queues)
       .required("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine)
       .required("fixed_ns", hw.dma.fixed_ns)
-      .required("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition)
       .required("descriptor_ns", hw.dma.descriptor_ns)
       .required("hwdge_ns", hw.dma.hwdge_ns)
       .required("hwdge_instances", hw.dma.hwdge_instances);
@@ -149,7 +148,6 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
   dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
   dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
   dma.within("fixed_ns", hw.dma.fixed_ns, 0, kMaxNs);
-  dma.within("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition, 0, kMaxBytesPerPartition);
   dma.within("descriptor_ns", hw.dma.descriptor_ns, kMinNs, kMaxNs);
   dma.within("hwdge_ns", hw.dma.hwdge_ns, 0, kMaxNs);
   dma.within("hwdge_instances", hw.dma.hwdge_instances, 0, kMaxCount);

@@ -69,7 +69,6 @@ struct DmaConfig {
   std::uint32_t queues = 16;
   double bytes_per_ns_per_engine = 0;
   double fixed_ns = 1300;
-  double knee_bytes_per_partition = 2048;
   double descriptor_ns = 62;                 // DMA-engine time per descriptor (memory/dma_cost.hpp)
   double hwdge_ns = 600;                     // a hardware-DGE DMA instruction on its issuing queue
   std::uint32_t hwdge_instances = 2;         // hardware DGE blocks per core (0: none, hwdge transfers are an error)

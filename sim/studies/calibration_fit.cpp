@@ -22,9 +22,10 @@ const std::vector<CalibrationParameter>& calibration_parameters() {
       {"dma.fixed_ns", {"core.dma.fixed_ns"}, 400, 2000, false, false,
        "HF §4: ~1300 ns per transfer, 'cross-engine' (A6); v3 HWDGE instruction ~600 ns (A2, A7); "
        "from below the HWDGE cost to 1.5x the documented figure"},
-      {"dma.knee_bytes_per_partition", {"core.dma.knee_bytes_per_partition"}, 256, 8192, true, true,
-       "HF §4 (A6): <256 B per partition severely overhead-bound, >=2 KiB near peak, >=4 KiB saturates; "
-       "Trn1 guidance >32 KiB per transfer (A8)"},
+      {"dma.descriptor_ns", {"core.dma.descriptor_ns"}, 8, 250, true, false,
+       "HF §4/§6.4: the DMA time per descriptor is undocumented; A6: <256 B per partition is severely "
+       "overhead-bound, >=2 KiB near peak, >=4 KiB saturates, i.e. a descriptor costs about what 256 B to 4 KiB "
+       "take on one 33 B/ns engine (8 to 124 ns); up to 2x that for the packet-rate bottleneck A6 describes"},
       {"tensor.min_issue_cycles", {"core.engines.tensor.min_issue_cycles"}, 32, 128, false, true,
        "HF §4: MM_INIT_LATENCY 64 cycles on v2 (A1, A8); fast LoadStationary 32; a matrix-vector with the "
        "vector stationary issues every ~128 cycles (A8)"},
