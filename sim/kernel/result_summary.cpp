@@ -95,6 +95,8 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
     Intervals all;
     for (std::uint32_t c = 0; c < hw.lnc; ++c) {
       r.per_core[c][e].active_ps = sorted_union_length(per_core[c][e]);
+      r.per_core[c][e].active_sum_ps = r.per_core[c][e].active_ps;
+      r.engines[e].active_sum_ps += r.per_core[c][e].active_ps;
       all = all.empty() ? std::move(per_core[c][e]) : merged(all, per_core[c][e]);
       Intervals().swap(per_core[c][e]);  // keep the peak memory at one copy of the intervals
     }

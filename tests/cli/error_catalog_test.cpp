@@ -102,6 +102,9 @@ std::vector<Case> catalog() {
        {"{file}:4:5: core.sbuf.reserved_bytes_per_partition: must be smaller than bytes_per_partition"}},
       {"hw_duplicate_key", "base: {trn3}\ncore:\n  dma:\n    fixed_ns: 400\n    fixed_ns: 500\n", kHw,
        {"{file}:5:5: core.dma.fixed_ns: duplicate key (first at line 4)"}},
+      // The DMA efficiency knee was replaced by the time per descriptor: an old config that still sets it is told so.
+      {"hw_removed_knee", "base: {trn3}\ncore:\n  dma:\n    knee_bytes_per_partition: 2048\n", kHw,
+       {"{file}:4:5: core.dma.knee_bytes_per_partition: not a key of the base config"}},
       {"hw_zero_descriptor_time", "base: {trn3}\ncore:\n  dma:\n    descriptor_ns: 0\n", kHw,
        {"{file}:4:5: core.dma.descriptor_ns: must be positive"}},
       {"hw_negative_swdge_cost", "base: {trn3}\ncore:\n  engines:\n    gpsimd:\n      swdge_descriptor_cycles: -1\n", kHw,
