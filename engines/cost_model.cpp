@@ -1,6 +1,7 @@
 #include "engines/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace stasim::cost {
 namespace {
@@ -53,8 +54,16 @@ double gather_cycles(const EngineConfig& g, std::uint32_t elements) {
   return g.start_cycles + elements / g.gather_elements_per_cycle;
 }
 
+namespace {
+
+double all_reduce_exact_ps(const CollectiveConfig& c, std::uint64_t bytes) {
+  return (c.alpha_ns + c.beta_ns_per_byte * static_cast<double>(bytes)) * 1000.0;
+}
+
+}  // namespace
+
 Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes) {
-  return ps_from_ns(c.alpha_ns + c.beta_ns_per_byte * static_cast<double>(bytes));
+  return static_cast<Picoseconds>(std::llround(all_reduce_exact_ps(c, bytes)));
 }
 
 const EngineConfig& engine_config(const HardwareConfig& hw, Engine e) {
@@ -69,16 +78,16 @@ double clock_ghz(const HardwareConfig& hw, Engine e) {
   return e == Engine::tensor ? hw.tensor.clock_ghz : engine_config(hw, e).clock_ghz;
 }
 
-Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
-  if (op.duration_ps >= 0) return op.duration_ps;
-  if (op.engine == Engine::collective) return all_reduce_ps(hw.collective, op.bytes);
+double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool dependent) {
+  if (op.duration_ps >= 0) return static_cast<double>(op.duration_ps);
+  if (op.engine == Engine::collective) return all_reduce_exact_ps(hw.collective, op.bytes);
   double clock = clock_ghz(hw, op.engine);
-  if (op.cycles >= 0) return ps_from_cycles(op.cycles, clock);
+  if (op.cycles >= 0) return op.cycles * 1000.0 / clock;
   double cycles = 0;
   if (op.engine == Engine::tensor) {
     cycles = op.kind == OpKind::matmul ? matmul_cycles(hw.tensor, op.m, op.n, op.dtype, op.new_stationary)
                                        : transpose_cycles(hw.tensor, op.partitions, op.free);
-    return ps_from_cycles(cycles, clock);
+    return cycles * 1000.0 / clock;
   }
   const EngineConfig& e = engine_config(hw, op.engine);
   switch (op.kind) {
@@ -94,7 +103,13 @@ Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) 
     default: break;
   }
   if (dependent) cycles += e.static_overhead_cycles;
-  return ps_from_cycles(cycles, clock);
+  return cycles * 1000.0 / clock;
+}
+
+// Rounded exactly as ps_from_cycles / ps_from_ns round (the same expression before llround).
+Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
+  if (op.duration_ps >= 0) return op.duration_ps;
+  return static_cast<Picoseconds>(std::llround(op_duration_exact_ps(op, hw, dependent)));
 }
 
 }  // namespace stasim::cost

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "tools/cli.hpp"
 #include "sim/studies/decode_run.hpp"
@@ -61,6 +62,18 @@ void apply_deployment(RunOptions& o) {
   if (o.context || given(o.context_given)) o.request.context = o.context;
 }
 
+// Refuses, before anything is simulated, outputs that would overwrite each other or an input. compare writes
+// one trace and one graph per dataflow (`tagged`).
+void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
+  std::vector<NamedPath> outputs = {{"--json", o.json}};
+  for (const std::string& tag : tags) {
+    outputs.push_back({"--trace", tag.empty() || o.trace.empty() ? o.trace : path_with_tag(o.trace, tag)});
+    outputs.push_back({"--dot", tag.empty() || o.dot.empty() ? o.dot : path_with_tag(o.dot, tag)});
+  }
+  const RunRequest& r = o.request;
+  check_output_paths(outputs, {{"--model", resolve_model(r.model)}, {"--hw", resolve_hw(r.hw)}, {"--routes", r.routes}});
+}
+
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
@@ -81,6 +94,7 @@ void register_decode_commands(CLI::App& app) {
   run->add_option("--dataflow", run_opts->request.dataflow, "dense | xla | cardan | vq-only | lr-only | w4a8")->capture_default_str();
   run->callback([run_opts, registry] {
     apply_deployment(*run_opts);
+    check_outputs(*run_opts, {""});
     DecodeRun result = run_decode(run_opts->request, *registry);
     if (!run_opts->quiet) print_decode(std::cout, result);
     if (!run_opts->json.empty()) write_json_file(run_opts->json, decode_json(result));
@@ -99,6 +113,7 @@ void register_decode_commands(CLI::App& app) {
     std::vector<std::string> names = split(cmp_opts->dataflows);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
     for (const auto& n : names) registry->find(n);  // unknown names fail before any simulation
+    check_outputs(*cmp_opts, names);
     std::vector<DecodeRun> runs;
     for (const auto& n : names) {
       RunRequest req = cmp_opts->request;

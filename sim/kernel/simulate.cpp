@@ -13,6 +13,7 @@
 #include "sim/kernel/critical_path.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/kernel/result_summary.hpp"
+#include "sim/kernel/time_budget.hpp"
 
 namespace stasim {
 namespace {
@@ -57,12 +58,14 @@ SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun
 SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where,
                    const BufferLocator& buffer_where) {
   validate_graph(graph, hw, where, buffer_where);
+  check_time_budget(graph, hw, where);
   return summarize(graph, hw, run_kernel(graph, hw, where));
 }
 
 SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where,
                             const BufferLocator& buffer_where) {
   validate_graph(graph, hw, where, buffer_where);
+  check_time_budget(graph, hw, where);
   int fds[2];
   if (::pipe(fds) != 0) throw SimulationError(std::string("pipe failed: ") + std::strerror(errno));
   pid_t pid = ::fork();

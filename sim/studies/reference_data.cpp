@@ -87,7 +87,7 @@ std::vector<ReferenceRun> ReferenceData::runs() const {
 
 ReferenceData load_reference(const std::string& path, const DataflowRegistry& registry) {
   namespace fs = std::filesystem;
-  YAML::Node root = load_yaml_file(path);
+  YamlNode root = load_yaml_file(path);
   Problems problems;
   ReferenceData ref;
   ref.file = path;
@@ -95,9 +95,10 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
   top.required("source", ref.source).required("hardware", ref.hardware).required("model", ref.model);
   top.optional("K", ref.K);
   top.positive("K", ref.K);
-  if (top.has("model") && !fs::exists(resolve_model(ref.model)))
+  std::error_code error;
+  if (top.has("model") && !fs::exists(resolve_model(ref.model), error))
     top.problem("model", "no model '" + ref.model + "' (configs/models/" + ref.model + ".yaml)");
-  if (top.has("hardware") && !fs::exists(resolve_hw(ref.hardware)))
+  if (top.has("hardware") && !fs::exists(resolve_hw(ref.hardware), error))
     top.problem("hardware", "no hardware '" + ref.hardware + "' (configs/hw/" + ref.hardware + ".yaml)");
   ConfigReader deployment = top.section("deployment");
   deployment.required("tp", ref.tp).required("lnc", ref.lnc).required("batch", ref.batch);
@@ -108,9 +109,9 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
 
   std::map<std::string, Variant> variants;
   ConfigReader variant_section = top.section("variants");
-  if (variant_section.node().IsMap()) {
+  if (variant_section.node().is_map()) {
     for (const auto& kv : variant_section.node()) {
-      std::string name = kv.first.as<std::string>();
+      std::string name = kv.first.scalar();
       ConfigReader v = variant_section.section(name);
       Variant var;
       v.required("reuse_shared_projections", var.reuse).required("batch_gathers", var.batch_gathers);
@@ -152,7 +153,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
     t.optional("layers", run.layers);
     t.non_negative("layers", run.layers);
   };
-  YAML::Node list = top.list("targets");
+  YamlNode list = top.list("targets");
   for (std::size_t i = 0; list && i < list.size(); ++i) {
     ConfigReader t(list[i], path, "targets[" + std::to_string(i) + "]", problems);
     std::string id;
@@ -200,7 +201,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
     if (t.has("values")) {
       ConfigReader values = t.section("values");
       for (const auto& kv : values.node()) {
-        std::string name = kv.first.as<std::string>();
+        std::string name = kv.first.scalar();
         ReferenceTarget per = target;
         per.id = id + "[" + name + "]";
         values.required(name, per.value);
