@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/core/dma_descriptors.hpp"
+
 namespace stasim::cost {
 namespace {
 
@@ -62,6 +64,10 @@ double all_reduce_exact_ps(const CollectiveConfig& c, std::uint64_t bytes) {
 
 }  // namespace
 
+double descriptor_generation_cycles(const EngineConfig& g, const Op& op) {
+  return g.start_cycles + static_cast<double>(descriptor_count(op)) * g.swdge_descriptor_cycles;
+}
+
 Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes) {
   return static_cast<Picoseconds>(std::llround(all_reduce_exact_ps(c, bytes)));
 }
@@ -100,6 +106,7 @@ double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool depende
     case OpKind::memset: cycles = memset_cycles(e, op.free, op.dtype); break;
     case OpKind::iota: cycles = iota_cycles(e, op.free); break;
     case OpKind::gather: cycles = gather_cycles(e, op.free); break;
+    case OpKind::descriptors: cycles = descriptor_generation_cycles(e, op); break;
     default: break;
   }
   if (dependent) cycles += e.static_overhead_cycles;

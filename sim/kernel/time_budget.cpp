@@ -19,7 +19,8 @@ std::string seconds(double ps) {
 }  // namespace
 
 void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where) {
-  OpLocator who = where ? where : [&graph](OpId id) { return "op '" + graph.op(id).name + "'"; };
+  OpLocator who = where;
+  if (!who) who = [&graph](OpId id) { return "op '" + std::string(graph.name(id)) + "'"; };
   // The slowest rate any transfer can get. Max-min sharing keeps some resource saturated while transfers are in
   // flight, so the DMA work of the whole graph finishes within (sum of effective bytes) / this rate.
   struct Rate {
@@ -44,7 +45,7 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
     } else {
       ps = cost::op_duration_exact_ps(op, hw, true);
     }
-    ps += semaphore_ps * static_cast<double>(boost::in_degree(v, graph.graph()));
+    ps += semaphore_ps * static_cast<double>(graph.in_degree(v));
     if (!(ps >= 0)) ps = kMaxSimulatedPs * 2;  // NaN: treat as beyond any budget
     total_ps += ps;
     if (ps > longest_ps) {
@@ -55,15 +56,14 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
   if (total_ps <= kMaxSimulatedPs) return;
   const Op& op = graph.op(longest);
   std::string detail;
-  if (op.engine == Engine::dma && op.duration_ps < 0)
-  {
+  if (op.engine == Engine::dma && op.duration_ps < 0) {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%g", slowest.bytes_per_ns);
     detail = std::to_string(op.bytes) + " bytes (" + std::to_string(op.partitions) + " partitions) at the slowest rate " +
              rate + " B/ns, " + slowest.key;
-  }
-  else
+  } else {
     detail = std::string("on the ") + engine_name(op.engine) + " engine";
+  }
   throw InputError(who(longest) + ": alone takes " + seconds(longest_ps) + " (" + detail + "); the graph's " +
                    std::to_string(graph.size()) + " ops add up to " + seconds(total_ps) +
                    ", beyond the simulator's limit of " + seconds(kMaxSimulatedPs) +

@@ -75,12 +75,6 @@ InputError per_hardware_key(const InputError& e, const DecodeRun& run) {
   return InputError(out);
 }
 
-// A SystemC kernel runs once per process: only a caller that owns its process and needs one simulation may
-// run it here.
-SimResult simulate_decode(const DecodeGraph& decode, const HardwareConfig& hw, bool in_this_process) {
-  return in_this_process ? simulate(decode.graph, hw) : simulate_isolated(decode.graph, hw);
-}
-
 }  // namespace
 
 DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
@@ -169,7 +163,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     SimResult result;
     try {
       decode = build_decode_step(run.model, run.deployment, run.representation, run.hw, options, dataflow.routed);
-      result = simulate_decode(decode, run.hw, req.own_process && candidates.size() == 1);
+      result = simulate(decode.graph, run.hw);
     } catch (const InputError& raw) {
       const InputError e = per_hardware_key(raw, run);
       // `auto` keeps the schedules that fit this model and hardware; an explicit choice must fit.
