@@ -62,14 +62,14 @@ RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const Op
   return raw;
 }
 
-SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw) {
+SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw, const BufferLocator& buffer_where) {
   SimResult r;
   r.ops = std::move(raw.timings);
   r.kernel_activations = raw.kernel_activations;
   r.wall_ms = raw.wall_ms;
   r.psum_peak_banks = raw.peak_psum_banks;
   summarize_activity(graph, hw, r);
-  SbufPeak peak = sbuf_peak(graph, hw, r.ops);
+  SbufPeak peak = sbuf_peak(graph, hw, r.ops, buffer_where);
   r.sbuf_peak_bytes = peak.bytes;
   r.sbuf_peak_bytes_per_partition = peak.bytes_per_partition;
   r.sbuf_capacity_bytes = std::uint64_t(hw.sbuf.partitions) * hw.sbuf.usable_bytes_per_partition();
@@ -81,7 +81,7 @@ SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const O
                    const BufferLocator& buffer_where) {
   validate_graph(graph, hw, where, buffer_where);
   check_time_budget(graph, hw, where);
-  return summarize(graph, hw, run_kernel(graph, hw, where));
+  return summarize(graph, hw, run_kernel(graph, hw, where), buffer_where);
 }
 
 }  // namespace stasim

@@ -321,6 +321,13 @@ std::vector<Case> catalog() {
        {"{file}:20:3: deployment.batch 100: must be between 1 and 64 tokens per step"}},
       {"c13_model_lnc_against_the_hardware", model_with("  lnc: 2\n", "  lnc: 1\n"), kRunModel, 2,
        {"{file}:19:3: deployment.lnc = 1 but"}},
+      // Two buffers that fit SBUF alone (200,000 of 245,496 usable bytes per partition) live at once: 400,000.
+      {"c13_sbuf_overflow_over_time",
+       "buffers:\n  - {name: a, bytes_per_partition: 200000}\n  - {name: b, bytes_per_partition: 200000}\nops:\n"
+       "  - {name: x, engine: vector, duration_ns: 5, buffers: [a]}\n  - {name: y, engine: scalar, duration_ns: 5, buffers: [b]}\n",
+       kSchedule, 2,
+       {"{file}:3: buffer 'b': SBUF overflow on core 0", "400000 bytes per partition live, 245496 usable",
+        "live buffers: {file}:2: buffer 'a' (200000), {file}:3: buffer 'b' (200000)"}},
       {"c13_hardware_value_breaks_every_matmul", "", "{stasim} run --quiet --layers 1 --set core.engines.tensor.max_moving_free=1", 2,
        {"core.engines.tensor.max_moving_free"}},
   };
