@@ -46,5 +46,8 @@ double clock_ghz(const HardwareConfig& hw, Engine e);
 // Duration of a compute op. `dependent`: the op reads its queue predecessor's result, paying the static
 // instruction overhead of dependent chains (A1, A8) on the vector, scalar and GpSimd engines.
 Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent);
+// The same before rounding, in (fractional) picoseconds: what a check compares with the time type's range
+// before op_duration rounds it into int64 picoseconds.
+double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool dependent);
 
 }  // namespace stasim::cost

@@ -1,12 +1,14 @@
-// `stasim run` (one dataflow) and `stasim compare` (several side by side) on a model and a hardware config.
+// `stasim run` (one dataflow) and `stasim compare` (several side by side) on a model and a hardware config:
+// options in, the public library (include/stasim/stasim.hpp) runs them, reports out.
 #include <iostream>
 #include <sstream>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
-#include "tools/cli.hpp"
-#include "sim/studies/decode_run.hpp"
 #include "sim/reports/trace_output.hpp"
+#include "stasim/stasim.hpp"
+#include "tools/cli.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -61,6 +63,18 @@ void apply_deployment(RunOptions& o) {
   if (o.context || given(o.context_given)) o.request.context = o.context;
 }
 
+// Refuses, before anything is simulated, outputs that would overwrite each other or an input. compare writes
+// one trace and one graph per dataflow (`tagged`).
+void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
+  std::vector<NamedPath> outputs = {{"--json", o.json}};
+  for (const std::string& tag : tags) {
+    outputs.push_back({"--trace", tag.empty() || o.trace.empty() ? o.trace : path_with_tag(o.trace, tag)});
+    outputs.push_back({"--dot", tag.empty() || o.dot.empty() ? o.dot : path_with_tag(o.dot, tag)});
+  }
+  const RunRequest& r = o.request;
+  check_output_paths(outputs, {{"--model", resolve_model(r.model)}, {"--hw", resolve_hw(r.hw)}, {"--routes", r.routes}});
+}
+
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
@@ -72,18 +86,18 @@ std::vector<std::string> split(const std::string& text) {
 }  // namespace
 
 void register_decode_commands(CLI::App& app) {
-  auto registry = std::make_shared<DataflowRegistry>();
-  register_builtin(*registry);
+  auto sim = std::make_shared<Simulator>();
 
   auto run_opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Simulate one decode step of a model with one dataflow");
   add_common(run, *run_opts);
   run->add_option("--dataflow", run_opts->request.dataflow, "dense | xla | cardan | vq-only | lr-only | w4a8")->capture_default_str();
-  run->callback([run_opts, registry] {
+  run->callback([run_opts, sim] {
     apply_deployment(*run_opts);
-    DecodeRun result = run_decode(run_opts->request, *registry);
-    if (!run_opts->quiet) print_decode(std::cout, result);
-    if (!run_opts->json.empty()) write_json_file(run_opts->json, decode_json(result));
+    check_outputs(*run_opts, {""});
+    DecodeRun result = sim->run(run_opts->request);
+    if (!run_opts->quiet) Simulator::print(std::cout, result);
+    if (!run_opts->json.empty()) write_json_file(run_opts->json, Simulator::json(result));
     if (!run_opts->trace.empty())
       write_trace_file(run_opts->trace, result.decode.graph, result.result, result.hw, result.dataflow);
     if (!run_opts->dot.empty()) write_dot_file(run_opts->dot, result.decode.graph, result.result);
@@ -94,16 +108,17 @@ void register_decode_commands(CLI::App& app) {
   add_common(cmp, *cmp_opts);
   cmp->add_option("--dataflows", cmp_opts->dataflows, "comma-separated dataflows; speedups are against the first")
       ->capture_default_str();
-  cmp->callback([cmp_opts, registry] {
+  cmp->callback([cmp_opts, sim] {
     apply_deployment(*cmp_opts);
     std::vector<std::string> names = split(cmp_opts->dataflows);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
-    for (const auto& n : names) registry->find(n);  // unknown names fail before any simulation
+    for (const auto& n : names) sim->registry().find(n);  // unknown names fail before any simulation
+    check_outputs(*cmp_opts, names);
     std::vector<DecodeRun> runs;
     for (const auto& n : names) {
       RunRequest req = cmp_opts->request;
       req.dataflow = n;
-      runs.push_back(run_decode(req, *registry));
+      runs.push_back(sim->run(req));
     }
     if (!cmp_opts->quiet) print_comparison(std::cout, runs);
     for (const DecodeRun& r : runs) {
@@ -115,7 +130,7 @@ void register_decode_commands(CLI::App& app) {
       nlohmann::json doc = nlohmann::json::object();
       nlohmann::json list = nlohmann::json::array();
       for (const DecodeRun& r : runs) {
-        nlohmann::json j = decode_json(r);
+        nlohmann::json j = Simulator::json(r);
         j["speedup_vs_" + runs[0].dataflow] =
             std::round(static_cast<double>(runs[0].result.total_ps) / static_cast<double>(r.result.total_ps) * 1e4) / 1e4;
         list.push_back(j);

@@ -105,9 +105,9 @@ struct HardwareConfig {
   double hbm_bytes_per_ns_available() const { return hbm_bandwidth_gbps * lnc / device_cores; }
 };
 
-HardwareConfig read_hardware(const YAML::Node& root, const std::string& file);
+HardwareConfig read_hardware(const YamlNode& root, const std::string& file);
 // The YAML document of a hardware file with its `base:` chain merged in (what overrides apply to).
-YAML::Node load_hardware_document(const std::string& path);
+YamlNode load_hardware_document(const std::string& path);
 // A file may be an overlay: `base: trn3.yaml` (relative to its own folder) and then only the keys it changes;
 // every overlay key must exist in the base (a typo gets a did-you-mean) and the merged document is validated
 // like any other, values reported at the overlay's lines. Overrides apply after the merge.

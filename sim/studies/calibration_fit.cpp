@@ -1,5 +1,6 @@
 #include "sim/studies/calibration_fit.hpp"
 
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -79,14 +80,19 @@ std::string number(double v) {
   return text;
 }
 
-double base_value(const YAML::Node& root, const std::string& key, const std::string& file) {
-  YAML::Node node = YAML::Clone(root);
+double base_value(const YamlNode& root, const std::string& key, const std::string& file) {
+  YamlNode node = root;
   std::stringstream ss(key);
   for (std::string part; std::getline(ss, part, '.');) {
-    if (!node.IsMap() || !node[part]) throw InputError(file + ": no key '" + key + "' to calibrate");
+    if (!node.is_map() || !node[part]) throw InputError(file + ": no key '" + key + "' to calibrate");
     node = node[part];
   }
-  return node.as<double>();
+  // The document passed load_hardware, so the value is a number; anything else is still reported, not thrown.
+  char* end = nullptr;
+  const std::string text = node.scalar();
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') throw InputError(mark_of(node, file) + ": " + key + ": expected a number");
+  return value;
 }
 
 }  // namespace
@@ -116,7 +122,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
   const auto& params = calibration_parameters();
   const std::string base_path = resolve_hw(options.base_hw);
   load_hardware(base_path);  // the base must be valid before any search
-  YAML::Node base_root = load_yaml_file(base_path);
+  YamlNode base_root = load_hardware_document(base_path);
   FitResult fit;
   fit.runs = ref.runs();
   std::vector<double> u(params.size());

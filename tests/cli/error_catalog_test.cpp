@@ -93,7 +93,7 @@ std::vector<Case> catalog() {
       {"hw_clock_overflows_time", "base: {trn3}\ncore:\n  engines:\n    tensor:\n      clock_ghz: 1e-300\n", kHw,
        {"{file}:5:7: core.engines.tensor.clock_ghz: must be at least 0.01"}},
       {"hw_recursive_alias", "base: {trn3}\nname: &x [*x]\n", kHw,
-       {"{file}:2:7: nested deeper than 64 levels (an alias inside its own anchor?)"}},
+       {"{file}:2:11: an alias inside its own anchor (the document would be infinitely deep)"}},
       {"hw_integer_overflow", "base: {trn3}\ncore:\n  sbuf:\n    bytes_per_partition: 99999999999999999999\n", kHw,
        {"{file}:4:5: core.sbuf.bytes_per_partition: '99999999999999999999' is out of range"}},
       {"hw_lnc_beyond_cores", "base: {trn3}\nlnc: 9\n", kHw,

@@ -157,9 +157,11 @@ ops:
     FAIL() << "expected an SBUF overflow";
   } catch (const InputError& e) {
     // 400000 bytes per partition live at t = 0 > 262144 - 16648 = 245496 usable.
-    EXPECT_THAT(e.what(), testing::HasSubstr("SBUF overflow on core 0"));
-    EXPECT_THAT(e.what(), testing::HasSubstr("big_a (200000)"));
-    EXPECT_THAT(e.what(), testing::HasSubstr("big_b (200000)"));
+    // The message starts at the buffer whose allocation passed the capacity (big_b, line 4 of the text) and
+    // names where each live buffer is declared.
+    EXPECT_THAT(e.what(), testing::HasSubstr("test.yaml:4: buffer 'big_b': SBUF overflow on core 0"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("test.yaml:3: buffer 'big_a' (200000)"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("test.yaml:4: buffer 'big_b' (200000)"));
   }
 }
 

@@ -93,8 +93,8 @@ TEST(HardwareOverlay, MissingBaseAndCyclesAreErrors) {
 
 TEST(HardwareOverlay, ShippedCalibratedConfigIsAnOverlayOfTrn3) {
   std::string shipped = std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3-calibrated.yaml";
-  YAML::Node doc = load_yaml_file(shipped);
-  EXPECT_EQ(doc["base"].as<std::string>(), "trn3.yaml");
+  YamlNode doc = load_yaml_file(shipped);
+  EXPECT_EQ(doc["base"].scalar(), "trn3.yaml");
   HardwareConfig hw = load_hardware(shipped);
   EXPECT_EQ(hw.name, "trn3-calibrated");
   EXPECT_DOUBLE_EQ(hw.tensor.clock_ghz, 2.4);               // documented values come from the base
