@@ -55,6 +55,9 @@ struct DecodeContext {
     if (options.pretiled_weights || slice_bytes >= row_bytes) return 0;
     return static_cast<std::uint32_t>(slice_bytes);
   }
+  // The DMA queue of cross-core exchanges (nki.isa.sendrecv): one of its own, so an exchange never waits in a
+  // queue behind weight loads issued ahead of it, nor holds them up.
+  int exchange_queue() const { return static_cast<int>(hw.dma.queues) - 1; }
   // Bytes of the hidden state of the batch: [H, T] in BF16.
   std::uint64_t hidden_bytes() const { return std::uint64_t(hidden) * tokens * 2; }
 

@@ -1,5 +1,6 @@
 #include "dataflows/moe_block.hpp"
 
+#include <memory>
 #include <optional>
 
 #include "dataflows/expert_kernel.hpp"
@@ -48,17 +49,19 @@ std::vector<OpId> moe_block(DecodeContext& ctx, std::int64_t layer, const Routed
   if (own_kernels) boundary.emplace(ctx.b, ctx.lnc);
   for (std::uint32_t c = 0; c < ctx.lnc; ++c) in.normed.push_back(rms_norm(ctx, c, {ctx.h_ready[c]}, "router", "moe.norm"));
   std::vector<OpId> fused_scores;
-  std::vector<std::vector<std::vector<OpId>>> fused(ctx.lnc);
+  std::vector<std::unique_ptr<FusedStream>> streams;
   if (fuse) {
     // Router scores and the shared experts' gate/up read the same normalized hidden: one wider projection,
-    // the router's columns first. Its weights are static: prefetched.
+    // the router's columns first, reduced before the rest so top-k waits only for them. Its weights are
+    // static: prefetched.
     for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
       std::vector<std::uint32_t> widths{std::max<std::uint32_t>(1, ctx.share(static_cast<std::uint64_t>(m.experts), c))};
       std::uint32_t cols = ctx.share(shared_rank, c);
       if (m.gated) widths.push_back(cols);
       widths.push_back(cols);
-      fused[c] = fused_projection(ctx, c, widths, in.normed[c], ctx.static_deps(c), "router", "moe.fused", true);
-      fused_scores.push_back(fused[c][0].back());
+      streams.push_back(std::make_unique<FusedStream>(ctx, c, widths, ctx.static_deps(c), "router", "moe.fused", true));
+      streams[c]->compute(0, streams[c]->lead_tiles(), in.normed[c]);
+      fused_scores.push_back(streams[c]->ready()[0].back());
     }
   }
   // Inside its own kernel the router loads its weights after the kernel starts; inside the MoE kernel they are
@@ -68,6 +71,11 @@ std::vector<OpId> moe_block(DecodeContext& ctx, std::int64_t layer, const Routed
   in.topk = router_block(ctx, in.normed, fused_scores, router_loads);
   for (std::uint32_t c = 0; c < ctx.lnc; ++c) ctx.static_read(c, in.topk[c]);
   if (boundary) boundary->close();
+  std::vector<std::vector<std::vector<OpId>>> fused(ctx.lnc);
+  for (std::uint32_t c = 0; c < streams.size(); ++c) {
+    streams[c]->compute(streams[c]->lead_tiles(), streams[c]->tiles(), in.normed[c]);
+    fused[c] = streams[c]->ready();
+  }
 
   // The always-on MLPs each sum into a combiner of their own, added to the routed experts' output at the end.
   std::vector<OpId> always_on(ctx.lnc, kNoOp);
@@ -130,7 +138,9 @@ std::vector<OpId> dense_mlp_block(DecodeContext& ctx, std::int64_t layer) {
       // gate and up read the same normalized hidden: one [H, 2 x cols] projection (non-gated: nothing to fuse).
       std::vector<std::uint32_t> widths{cols};
       if (ctx.model.gated) widths.push_back(cols);
-      std::vector<std::vector<OpId>> f = fused_projection(ctx, c, widths, normed, ctx.static_deps(c), "dense_mlp", "mlp.fused", false);
+      FusedStream stream(ctx, c, widths, ctx.static_deps(c), "dense_mlp", "mlp.fused", false);
+      stream.compute(0, stream.tiles(), normed);
+      std::vector<std::vector<OpId>> f = stream.ready();
       ctx.static_read(c, fused_mlp_tail(ctx, c, cols, ctx.model.gated ? f[0] : std::vector<OpId>{}, f.back(),
                                         ctx.static_deps(c), combiner, "mlp"));
     } else if (cols > 0) {
