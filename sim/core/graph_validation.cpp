@@ -30,7 +30,7 @@ bool engine_runs(Engine e, OpKind k) {
     case Engine::scalar: return is_elementwise(k);
     case Engine::vector: return is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce;
     case Engine::gpsimd:
-      return k == OpKind::iota || k == OpKind::gather ||
+      return k == OpKind::iota || k == OpKind::gather || k == OpKind::descriptors ||
              (is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce);
     case Engine::dma: return k == OpKind::transfer;
     case Engine::collective: return k == OpKind::all_reduce;
@@ -71,13 +71,25 @@ void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& 
       bad("m = " + std::to_string(o.m) + " exceeds the stationary free limit " + std::to_string(hw.tensor.columns));
     if (o.n > hw.tensor.max_moving_free)
       bad("n = " + std::to_string(o.n) + " exceeds the moving free limit " + std::to_string(hw.tensor.max_moving_free));
-  } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce) {
-    if (o.bytes == 0) bad(o.kind == OpKind::transfer ? "a DMA transfer needs positive bytes" : "an all_reduce needs positive bytes");
+  } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce || o.kind == OpKind::descriptors) {
+    if (o.bytes == 0) bad(o.kind == OpKind::all_reduce ? "an all_reduce needs positive bytes" : "a DMA transfer needs positive bytes");
   } else if (o.kind == OpKind::fixed) {
     bad("kind 'fixed' needs cycles or duration_ns");
   } else if (o.free == 0) {
     bad(std::string(op_kind_name(o.kind)) + " needs a positive free size");
   }
+  if (o.kind == OpKind::gather) {
+    if (o.elements_per_index == 0 || (o.free > 0 && o.elements_per_index > o.free))
+      bad("elements_per_index = " + std::to_string(o.elements_per_index) + " must be between 1 and the " +
+          std::to_string(o.free) + " elements gathered per partition (free)");
+    if (o.index_bytes != 1 && o.index_bytes != 2 && o.index_bytes != 4)
+      bad("index_bytes = " + std::to_string(o.index_bytes) + " must be 1, 2 or 4");
+  }
+  if (o.dge != DgeMode::static_ && o.kind != OpKind::transfer && o.kind != OpKind::descriptors)
+    bad(std::string("only DMA transfers have a descriptor-generation mode (dge = ") + dge_mode_name(o.dge) + ")");
+  if (o.kind == OpKind::transfer && o.dge == DgeMode::hwdge && hw.dma.hwdge_instances == 0)
+    bad("dge = hwdge needs a hardware descriptor-generation engine; " + hw.name +
+        " has none (core.dma.hwdge_instances = 0): use swdge or static");
   if (o.kind == OpKind::transfer) {
     if (o.src == Location::peer || o.dst == Location::peer) {
       if (o.peer_core >= hw.lnc || o.peer_core == o.core)

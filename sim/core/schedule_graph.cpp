@@ -8,9 +8,10 @@ namespace {
 const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
 const char* const kOpKindNames[] = {"matmul",        "transpose",   "activation",    "activation_reduce",
                                     "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce",
-                                    "memset",        "iota",        "gather",        "transfer",
-                                    "all_reduce",    "fixed"};
+                                    "memset",        "iota",        "gather",        "descriptors",
+                                    "transfer",      "all_reduce",  "fixed"};
 const char* const kDtypeNames[] = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
+const char* const kDgeModeNames[] = {"static", "hwdge", "swdge"};
 
 template <class E, size_t N>
 bool parse_enum(const std::string& text, const char* const (&names)[N], E& out) {
@@ -31,6 +32,8 @@ const char* op_kind_name(OpKind k) { return kOpKindNames[static_cast<int>(k)]; }
 bool parse_op_kind(const std::string& text, OpKind& out) { return parse_enum(text, kOpKindNames, out); }
 const char* dtype_name(Dtype d) { return kDtypeNames[static_cast<int>(d)]; }
 bool parse_dtype(const std::string& text, Dtype& out) { return parse_enum(text, kDtypeNames, out); }
+const char* dge_mode_name(DgeMode m) { return kDgeModeNames[static_cast<int>(m)]; }
+bool parse_dge_mode(const std::string& text, DgeMode& out) { return parse_enum(text, kDgeModeNames, out); }
 
 std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue) {
   std::uint64_t key = (std::uint64_t{core} << 24) | (std::uint64_t(engine) << 16) | dma_queue;
@@ -110,6 +113,23 @@ std::uint16_t ScheduleGraph::phase_id(const std::string& phase) {
   if (it != phases_.end()) return static_cast<std::uint16_t>(it - phases_.begin());
   phases_.push_back(phase);
   return static_cast<std::uint16_t>(phases_.size() - 1);
+}
+
+OpId ScheduleGraph::add_descriptor_op(const Op& dma) {
+  Op gen;
+  gen.name = dma.name + ".dge";
+  gen.kind = OpKind::descriptors;
+  gen.engine = Engine::gpsimd;
+  gen.core = dma.core;
+  gen.phase = dma.phase;
+  gen.dge = DgeMode::swdge;
+  gen.src = dma.src;
+  gen.dst = dma.dst;
+  gen.peer_core = dma.peer_core;
+  gen.partitions = dma.partitions;
+  gen.bytes = dma.bytes;
+  gen.contiguous_bytes = dma.contiguous_bytes;
+  return add_op(std::move(gen));
 }
 
 void ScheduleGraph::reserve(std::size_t ops, std::size_t deps) {

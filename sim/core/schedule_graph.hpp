@@ -26,6 +26,7 @@ enum class OpKind : std::uint8_t {
   activation, activation_reduce, tensor_tensor, tensor_scalar,  // vector / scalar / gpsimd
   tensor_copy, tensor_reduce, memset,
   iota, gather,                                                 // gpsimd
+  descriptors,                                                  // gpsimd: software DGE for one DMA
   transfer,                                                     // dma
   all_reduce,                                                   // collective
   fixed,                                                        // any engine, duration given
@@ -40,6 +41,14 @@ bool parse_dtype(const std::string& text, Dtype& out);
 // Where a DMA transfer reads or writes: HBM, this core's SBUF or PSUM, or another physical core's SBUF.
 enum class Location : std::uint8_t { hbm, sbuf, psum, peer };
 
+// Who writes a DMA's descriptors (nki.isa.dge_mode; docs/hardware-facts.md §4 DMA, A7): `static_` prepared on the
+// host before execution (NKI `none`), `hwdge` the core's hardware DGE block driven by the issuing queue, `swdge`
+// the GpSimd engine at run time (a `descriptors` op on GpSimd the transfer waits for). Dynamic addresses (an
+// expert index read from SBUF) need hwdge or swdge; indirect gathers/scatters need swdge.
+enum class DgeMode : std::uint8_t { static_, hwdge, swdge };
+const char* dge_mode_name(DgeMode m);
+bool parse_dge_mode(const std::string& text, DgeMode& out);
+
 enum class DepKind : std::uint8_t { data, anti, control };
 
 using OpId = std::uint32_t;
@@ -53,6 +62,9 @@ struct Op {
   std::uint8_t core = 0;
   Location src = Location::sbuf, dst = Location::sbuf;
   std::uint8_t peer_core = 0;           // the other core of a src/dst `peer` transfer
+  DgeMode dge = DgeMode::static_;       // DMA (and its `descriptors` op): who generates the descriptors
+  std::uint8_t index_bytes = 4;         // gather: stored index width; nc_n_gather takes uint32, narrower are widened
+  std::uint16_t elements_per_index = 1; // gather: contiguous elements fetched per index (local_gather num_elem_per_idx)
   bool new_stationary = true;           // matmul: stationary operand changes, LoadStationary paid
   bool input_in_psum = false;           // elementwise: one input read from PSUM
   std::int8_t psum_bank = -1;           // accumulates into this bank (tensor ops)
@@ -61,10 +73,12 @@ struct Op {
   std::uint16_t phase = 0;              // index into ScheduleGraph::phases()
   std::uint32_t partitions = 128;
   std::uint32_t k = 0, m = 0, n = 0;    // matmul: contraction, stationary free, moving free
-  std::uint32_t free = 0;               // elements per partition (elementwise, gather, iota, memset, transpose)
+  std::uint32_t free = 0;               // elements per partition (elementwise, gather, iota, memset, transpose);
+                                        // gather: elements gathered per partition (the output's free size)
   std::uint32_t psum_group = 0xFFFFFFFFu;
-  std::uint32_t contiguous_bytes = 0;   // DMA: longest contiguous run in HBM per descriptor (0 = the partition's bytes)
-  std::uint64_t bytes = 0;              // DMA bytes
+  std::uint32_t contiguous_bytes = 0;   // DMA: contiguous run in HBM per descriptor (0 = the partition's bytes); a
+                                        // partition of b bytes takes ceil(b / run) descriptors
+  std::uint64_t bytes = 0;              // DMA bytes (a `descriptors` op: its transfer's bytes, partitions and runs)
   double cycles = -1;                   // replaces the cost formula (in the engine's clock) when >= 0
   Picoseconds duration_ps = -1;         // replaces everything when >= 0
 };
@@ -121,6 +135,10 @@ class ScheduleGraph {
   void add_to_psum_group(OpId op, std::uint32_t group);
   void set_release(std::uint32_t group, OpId op) { groups_[group].release_op = op; }
   std::uint16_t phase_id(const std::string& phase);
+  // The GpSimd op that generates the descriptors of software-DGE transfer `dma` (already added): same core,
+  // phase and shape, named "<dma name>.dge", appended to the core's GpSimd queue. The caller moves the
+  // transfer's dependencies onto it and makes the transfer depend on it.
+  OpId add_descriptor_op(const Op& dma);
   void reserve(std::size_t ops, std::size_t deps);
 
   std::size_t size() const { return boost::num_vertices(graph_); }

@@ -100,9 +100,10 @@ std::vector<std::string> parameter_sets(const std::vector<double>& values) {
 
 // A robust (Cauchy) loss: a target within its tolerance costs at most log 2, and a target the model cannot
 // reach grows only logarithmically, so one structural miss cannot drag every parameter to a bound.
-double objective_of(const std::vector<Prediction>& predictions) {
+double objective_of(const std::vector<Prediction>& predictions, const std::vector<std::string>& excluded) {
   double sum = 0;
   for (const Prediction& p : predictions) {
+    if (std::find(excluded.begin(), excluded.end(), p.target->id) != excluded.end()) continue;
     double normalized = p.error / p.target->tolerance();
     sum += std::log1p(normalized * normalized);
   }
@@ -179,7 +180,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
           try {
             PredictionSetup setup = setup_for(values_of(points[k], false));
             setup.workers = 1;
-            obj = objective_of(predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry)));
+            obj = objective_of(predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry)), options.excluded);
           } catch (const std::exception& e) {
             status = 1;
             message = e.what();
@@ -276,8 +277,67 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
   setup.workers = options.workers;
   fit.figures = simulate_runs(ref, fit.runs, setup, registry);
   fit.predictions = predict(ref, fit.runs, fit.figures);
-  fit.objective = objective_of(fit.predictions);
+  fit.objective = objective_of(fit.predictions, options.excluded);
   return fit;
+}
+
+std::string bound_flag(const CalibrationParameter& p, double value) {
+  const double span = p.log_scale ? std::log(p.high / p.low) : p.high - p.low;
+  const double from_low = p.log_scale ? std::log(value / p.low) : value - p.low;
+  const double from_high = p.log_scale ? std::log(p.high / value) : p.high - value;
+  return from_low <= 0.01 * span ? "AT LOWER BOUND" : from_high <= 0.01 * span ? "AT UPPER BOUND" : "";
+}
+
+void measure_sensitivity(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
+                         FitResult& fit) {
+  const auto& params = calibration_parameters();
+  const std::string base_path = resolve_hw(options.base_hw);
+  fit.sensitivity.assign(params.size(), {});
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    for (double direction : {+1.0, -1.0}) {
+      std::vector<double> values = fit.values;
+      values[i] = to_value(params[i], std::min(1.0, std::max(0.0, to_unit(params[i], fit.values[i]) + 0.1 * direction)));
+      if (values[i] == fit.values[i]) continue;
+      PredictionSetup setup;
+      setup.hw = base_path;
+      setup.sets = parameter_sets(values);
+      setup.down = options.down;
+      setup.workers = options.workers;
+      std::vector<Prediction> moved = predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry));
+      for (std::size_t t = 0; t < moved.size(); ++t) {
+        const double shift = std::fabs(moved[t].error - fit.predictions[t].error) / moved[t].target->tolerance();
+        if (shift > fit.sensitivity[i].tolerances) fit.sensitivity[i] = {moved[t].target->id, shift};
+      }
+    }
+  }
+}
+
+std::vector<LeftOut> leave_one_out(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
+                                   const FitResult& full, std::ostream* progress) {
+  std::vector<LeftOut> out;
+  for (const Prediction& p : full.predictions) {
+    FitOptions without = options;
+    without.excluded.push_back(p.target->id);
+    FitResult fit = fit_calibration(ref, without, registry, nullptr);
+    LeftOut row;
+    row.id = p.target->id;
+    row.published = p.target->value;
+    row.in_fit = p.predicted;
+    row.converged = fit.converged;
+    if (fit.converged) {
+      for (const Prediction& q : fit.predictions)
+        if (q.target->id == row.id) {
+          row.left_out = q.predicted;
+          row.pass = q.pass;
+          row.moved = (q.error - p.error) / q.target->tolerance();
+        }
+    }
+    if (progress)
+      *progress << "left out " << row.id << ": " << (fit.converged ? "predicted " + number(row.left_out) : "did not converge")
+                << " (" << fit.evaluations << " evaluations)\n";
+    out.push_back(row);
+  }
+  return out;
 }
 
 std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& options, const FitResult& fit,
@@ -303,16 +363,20 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
     out << line;
   }
   out << "#\n";
-  std::snprintf(line, sizeof line, "# %-34s %10s %10s %10s %10s %s\n", "parameter", "value", "start", "low", "high", "");
+  // Sensitivity: the target that moves most (in tolerances) when the parameter moves by 10 % of its span.
+  std::snprintf(line, sizeof line, "# %-34s %10s %10s %10s %10s %-16s %s\n", "parameter", "value", "start", "low", "high",
+                "", "sensitivity (tolerances per 10% of span: target)");
   out << line;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto& p = params[i];
-    const double span = p.log_scale ? std::log(p.high / p.low) : p.high - p.low;
-    const double from_low = p.log_scale ? std::log(fit.values[i] / p.low) : fit.values[i] - p.low;
-    const double from_high = p.log_scale ? std::log(p.high / fit.values[i]) : p.high - fit.values[i];
-    const char* flag = from_low <= 0.01 * span ? "AT LOWER BOUND" : from_high <= 0.01 * span ? "AT UPPER BOUND" : "";
-    std::snprintf(line, sizeof line, "# %-34s %10.4g %10.4g %10.4g %10.4g %s\n", p.name.c_str(), fit.values[i],
-                  fit.start[i], p.low, p.high, flag);
+    std::string sens;
+    if (i < fit.sensitivity.size()) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%.2f: %s", fit.sensitivity[i].tolerances, fit.sensitivity[i].target.c_str());
+      sens = text;
+    }
+    std::snprintf(line, sizeof line, "# %-34s %10.4g %10.4g %10.4g %10.4g %-16s %s\n", p.name.c_str(), fit.values[i],
+                  fit.start[i], p.low, p.high, bound_flag(p, fit.values[i]).c_str(), sens.c_str());
     out << line;
   }
   out << "\nbase: " << base_file_name << "\n";

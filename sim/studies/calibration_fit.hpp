@@ -29,6 +29,14 @@ struct FitOptions {
   std::string down = "weight-sbuf";
   int max_evaluations = 160;  // points simulated (two at a time)
   int workers = 2;
+  std::vector<std::string> excluded;  // target ids left out of the objective (leave-one-out)
+};
+
+// How strongly the fit's predictions depend on one parameter: the target that moves most, in units of its
+// tolerance, when the parameter moves by +-10 % of its bounds' span (normalized coordinates).
+struct Sensitivity {
+  std::string target;
+  double tolerances = 0;
 };
 
 struct FitResult {
@@ -40,11 +48,32 @@ struct FitResult {
   std::vector<Prediction> predictions;     // at the rounded values that are written
   std::vector<RunFigures> figures;
   std::vector<ReferenceRun> runs;
+  std::vector<Sensitivity> sensitivity;    // per parameter (when asked for)
   std::string message;                     // why it did not converge
 };
 
+// Where a fitted value sits: "AT LOWER BOUND" / "AT UPPER BOUND" within 1 % of the span, else "".
+std::string bound_flag(const CalibrationParameter& p, double value);
+
 FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
                           std::ostream* progress);
+
+// Fills fit.sensitivity (two evaluations per parameter around the fitted values).
+void measure_sensitivity(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
+                         FitResult& fit);
+
+// Leave-one-out: the fit repeated without each target in turn, and that target predicted by it.
+struct LeftOut {
+  std::string id;
+  double published = 0;
+  double in_fit = 0;       // prediction of the fit with every target
+  double left_out = 0;     // prediction of the fit without this target
+  double moved = 0;        // (left_out - in_fit) in units of the target's tolerance
+  bool pass = false;       // the left-out prediction is within tolerance
+  bool converged = false;
+};
+std::vector<LeftOut> leave_one_out(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
+                                   const FitResult& full, std::ostream* progress);
 
 // The overlay file: `base: <base file name>`, the fitted keys, and a comment block with the fit report.
 std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& options, const FitResult& fit,
@@ -53,6 +82,7 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
 // "key.path=value" overrides for the given parameter values.
 std::vector<std::string> parameter_sets(const std::vector<double>& values);
 
-double objective_of(const std::vector<Prediction>& predictions);
+// Sum over the targets not `excluded` of log(1 + (error / tolerance)^2).
+double objective_of(const std::vector<Prediction>& predictions, const std::vector<std::string>& excluded = {});
 
 }  // namespace stasim

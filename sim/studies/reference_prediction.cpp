@@ -12,6 +12,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/kernel/result_summary.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "workloads/model_spec.hpp"
 
 namespace stasim {
 namespace {
@@ -61,9 +62,11 @@ RunFigures figures_of(const DecodeRun& run) {
       [&](const Op& op) { return is_gate_up_compute(graph, op); });
   f.tpot_us = static_cast<double>(r.total_ps) / 1e6;
   f.dma_active_us = static_cast<double>(r.dma_active_ps) / 1e6;
+  f.hbm_read_bytes = static_cast<double>(r.hbm_read_bytes);
   for (int e = 0; e < kEngineCount; ++e) {
     f.active_us[e] = static_cast<double>(r.engines[e].active_ps) / 1e6;
     f.instructions[e] = static_cast<double>(r.engines[e].instructions);
+    f.critical_us[e] = static_cast<double>(r.critical_path.by_engine_ps[e]) / 1e6;
   }
   return f;
 }
@@ -135,7 +138,7 @@ std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vecto
         if (!read_all(fd, &n, sizeof n)) break;
         std::string message(n, '\0');
         if (!read_all(fd, message.data(), n)) break;
-        (header[1] == 1 ? input_problem : other_problem) = runs[header[0]].describe() + ": " + message;
+        (header[1] == 1 ? input_problem : other_problem) = run_users(ref, runs[header[0]]) + ": " + message;
       }
     }
     ::close(fd);
@@ -145,7 +148,7 @@ std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vecto
   if (!input_problem.empty()) throw InputError(input_problem);
   if (!other_problem.empty()) throw SimulationError(other_problem);
   for (std::size_t i = 0; i < runs.size(); ++i)
-    if (!done[i]) throw SimulationError("calibration worker died while simulating " + runs[i].describe());
+    if (!done[i]) throw SimulationError("calibration worker died while simulating " + run_users(ref, runs[i]));
   return out;
 }
 
@@ -169,20 +172,11 @@ class FiguresByRun {
 
 }  // namespace
 
-std::vector<FactCheck> check_facts(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
-                                   const std::vector<RunFigures>& figures) {
-  FiguresByRun of(runs, figures);
-  std::vector<FactCheck> out;
-  for (const ReferenceFact& fact : ref.facts) {
-    if (!fact.checked()) continue;
-    const RunFigures& f = of(fact.run);
-    FactCheck c;
-    c.fact = &fact;
-    c.simulated = fact.metric == FactMetric::attention_share ? f.attention_share : f.down_dma_overlap;
-    c.holds = fact.holds(c.simulated);
-    out.push_back(c);
-  }
-  return out;
+std::string run_users(const ReferenceData& ref, const ReferenceRun& run) {
+  std::vector<std::string> ids = ref.users_of(run);
+  std::string names;
+  for (const std::string& id : ids) names += (names.empty() ? "" : ", ") + id;
+  return (ids.size() == 1 ? "target " : "targets ") + names + " (run " + run.describe() + ")";
 }
 
 std::vector<Prediction> predict(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
@@ -201,10 +195,90 @@ std::vector<Prediction> predict(const ReferenceData& ref, const std::vector<Refe
         p.predicted = t.engine == "dma" ? f.dma_active_us : f.active_us[engine_index(t.engine)];
         break;
       case TargetKind::instructions: p.predicted = f.instructions[engine_index(t.engine)]; break;
+      case TargetKind::hbm_read_change: p.predicted = f.hbm_read_bytes / of(t.baseline).hbm_read_bytes - 1.0; break;
+      case TargetKind::step_time_ratio: p.predicted = f.tpot_us / of(t.baseline).tpot_us; break;
+      case TargetKind::attention_share: p.predicted = f.attention_share; break;
     }
     p.error = t.absolute_tolerance() ? p.predicted - t.value : (p.predicted - t.value) / t.value;
     p.pass = std::fabs(p.error) <= t.tolerance() + 1e-12;
     out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<FactCheck> check_facts(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
+                                   const std::vector<RunFigures>& figures, const std::vector<Prediction>& predictions) {
+  FiguresByRun of(runs, figures);
+  auto predicted = [&](const std::string& id) {
+    for (const Prediction& p : predictions)
+      if (p.target->id == id) return p.predicted;
+    throw SimulationError("no prediction for target " + id);
+  };
+  double weight_share = -1;  // loaded once, when a check asks for it
+  std::vector<FactCheck> out;
+  char text[64];
+  for (const ReferenceFact& fact : ref.facts) {
+    if (!fact.checked()) continue;
+    FactCheck c;
+    c.fact = &fact;
+    c.holds = true;
+    for (const FactCheckSpec& spec : fact.checks) {
+      double value = 0;
+      bool ok = false;
+      std::string shown;
+      switch (spec.metric) {
+        case FactMetric::attention_share:
+        case FactMetric::down_dma_overlap:
+          value = spec.metric == FactMetric::attention_share ? of(spec.run).attention_share : of(spec.run).down_dma_overlap;
+          ok = spec.holds(value);
+          std::snprintf(text, sizeof text, "%.1f%%", value * 100);
+          shown = text;
+          break;
+        case FactMetric::attention_weight_share:
+          if (weight_share < 0) weight_share = load_model(resolve_model(ref.model)).attention_weight_share();
+          value = weight_share;
+          ok = spec.holds(value);
+          std::snprintf(text, sizeof text, "%.2f%%", value * 100);
+          shown = text;
+          break;
+        case FactMetric::critical_engine: {
+          const RunFigures& f = of(spec.run);
+          int top = 0;
+          for (int e = 1; e < kEngineCount; ++e)
+            if (f.critical_us[e] > f.critical_us[top]) top = e;
+          value = top;
+          shown = engine_name(static_cast<Engine>(top));
+          ok = shown == spec.equals;
+          break;
+        }
+        case FactMetric::targets_positive: {
+          ok = true;
+          value = 1e300;
+          for (const std::string& id : spec.targets) value = std::min(value, predicted(id));
+          ok = value > 0;
+          std::snprintf(text, sizeof text, "min %.4g", value);
+          shown = text;
+          break;
+        }
+        case FactMetric::target_ratio:
+          value = predicted(spec.targets[0]) / predicted(spec.targets[1]);
+          ok = spec.holds(value);
+          std::snprintf(text, sizeof text, "%.3g", value);
+          shown = text;
+          break;
+        case FactMetric::target_less:
+          value = predicted(spec.targets[0]) - predicted(spec.targets[1]);
+          ok = value < 0;
+          std::snprintf(text, sizeof text, "%.4g < %.4g", predicted(spec.targets[0]), predicted(spec.targets[1]));
+          shown = text;
+          break;
+      }
+      c.simulated.push_back(value);
+      c.shown.push_back(shown);
+      c.check_holds.push_back(ok);
+      c.holds = c.holds && ok;
+    }
+    out.push_back(c);
   }
   return out;
 }

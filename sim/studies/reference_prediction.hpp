@@ -15,23 +15,27 @@ namespace stasim {
 struct RunFigures {
   double tpot_us = 0;
   double dma_active_us = 0;
+  double hbm_read_bytes = 0;
   std::array<double, kEngineCount> active_us{};
   std::array<double, kEngineCount> instructions{};
+  std::array<double, kEngineCount> critical_us{};  // time on the critical path per engine (DMA queues as dma)
   double attention_share = 0;   // attention-phase time on the critical path / TPOT
   double down_dma_overlap = 0;  // share of the down weights' DMA time overlapping gate/up computation
 };
 
-// A checked fact: what the run gave and whether the fact holds.
+// A checked fact: what each of its checks gave (as a number and as shown) and whether all hold.
 struct FactCheck {
   const ReferenceFact* fact = nullptr;
-  double simulated = 0;
+  std::vector<double> simulated;     // per check (critical_engine: the engine's index)
+  std::vector<std::string> shown;    // per check, as the table prints it
+  std::vector<bool> check_holds;     // per check
   bool holds = false;
 };
 
 struct Prediction {
   const ReferenceTarget* target = nullptr;
   double predicted = 0;
-  double error = 0;  // relative ((predicted - published) / published), or absolute points for reductions
+  double error = 0;  // relative ((predicted - published) / published), or absolute points for reductions and shares
   bool pass = false;
 };
 
@@ -49,8 +53,11 @@ std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vecto
 std::vector<Prediction> predict(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
                                 const std::vector<RunFigures>& figures);
 
-// The facts with a check (in file order).
+// The facts with a check (in file order); checks on targets use `predictions` (predict()'s result).
 std::vector<FactCheck> check_facts(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
-                                   const std::vector<RunFigures>& figures);
+                                   const std::vector<RunFigures>& figures, const std::vector<Prediction>& predictions);
+
+// "targets a, b (run ...)": what a message about a run that cannot be simulated names.
+std::string run_users(const ReferenceData& ref, const ReferenceRun& run);
 
 }  // namespace stasim

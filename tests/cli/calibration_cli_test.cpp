@@ -44,17 +44,21 @@ std::string reference_with(const std::string& name, const std::string& from, con
 }
 
 // The calibrated config's outcome per target. Targets the model meets must stay within tolerance; the misses
-// are structural (docs-issue5.md "Fidelity", known gaps) and are asserted to remain misses.
+// are structural (README "Fidelity", known gaps) and are asserted to remain misses until the structures that
+// cause them are modelled (then this test and the README's table change together).
 TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   const std::string json = (scratch() / "validate.json").string();
-  Outcome o = run_stasim("validate --quiet --json " + json);
+  Outcome o = run_stasim("validate --quiet --report-only --json " + json);
   ASSERT_EQ(o.code, 0) << o.text;
   nlohmann::json doc;
   std::ifstream(json) >> doc;
   std::map<std::string, nlohmann::json> by_id;
   for (const auto& t : doc["targets"]) by_id[t["id"].get<std::string>()] = t;
-  ASSERT_EQ(by_id.size(), 13u);
-  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "profile6.gpsimd_active_us[reuse_and_batching]"}) {
+  // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
+  // + 1 step-time ratio + the attention share = 20 targets.
+  ASSERT_EQ(by_id.size(), 20u);
+  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "profile6.gpsimd_active_us[reuse_and_batching]",
+                         "profile6.gpsimd_active_us_by_rate[d4_r256]"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_TRUE(by_id[id]["pass"].get<bool>()) << id << ": " << by_id[id].dump();
   }
@@ -65,7 +69,10 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
                          "ablation.batching.reduction_vs_previous", "profile6.tensor_active_us[hybrid_only]",
                          "profile6.tensor_active_us[reuse]", "profile6.dma_active_us[hybrid_only]",
                          "profile6.dma_active_us[reuse]", "profile6.gpsimd_instructions[reuse]",
-                         "profile6.gpsimd_instructions[reuse_and_batching]", "profile6.gpsimd_active_us[reuse]"}) {
+                         "profile6.gpsimd_instructions[reuse_and_batching]", "profile6.gpsimd_active_us[reuse]",
+                         "profile6.gpsimd_active_us_by_rate[d8_r384]", "profile6.gpsimd_active_us_by_rate[d2_r0]",
+                         "profile6.hbm_read_change[d8_r384_vs_d4_r256]", "profile6.hbm_read_change[d2_r0_vs_d8_r384]",
+                         "profile6.step_time_ratio[d2_r0_vs_d8_r384]", "attention_share.dense"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_FALSE(by_id[id]["pass"].get<bool>()) << id << " now passes: update the Fidelity table and this test";
   }
@@ -73,25 +80,39 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // projections = 192 unbatched gathers; batched, 6 x 2 x 2 = 24.
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse]"]["predicted"].get<double>(), 192);
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse_and_batching]"]["predicted"].get<double>(), 24);
-  EXPECT_EQ(doc["passed"].get<int>(), 3);
+  EXPECT_EQ(doc["passed"].get<int>(), 4);
 
-  // Facts are reported, not fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
-  // published); attention takes more of the critical path than the 10.4% measured (a documented gap).
+  // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
+  // published); attention is 3.03% of Qwen3's decoder weights; the critical engines are right; the ablation
+  // directions are not (batching lengthens the step, and cuts 8x instead of ~4x of the instructions).
   std::map<std::string, nlohmann::json> facts;
   for (const auto& f : doc["facts"]) facts[f["id"].get<std::string>()] = f;
-  ASSERT_EQ(facts.size(), 2u);
-  EXPECT_TRUE(facts["fact.down_dma_overlap"]["checked"].get<bool>());
-  EXPECT_EQ(facts["fact.down_dma_overlap"]["at_least"].get<double>(), 0.80);
-  EXPECT_GE(facts["fact.down_dma_overlap"]["simulated"].get<double>(), 0.80);
+  ASSERT_EQ(facts.size(), 4u);
   EXPECT_TRUE(facts["fact.down_dma_overlap"]["holds"].get<bool>());
-  EXPECT_EQ(facts["fact.attention_share"]["published"].get<double>(), 0.104);
-  EXPECT_GT(facts["fact.attention_share"]["simulated"].get<double>(), 0.104 + 0.015);
-  EXPECT_FALSE(facts["fact.attention_share"]["holds"].get<bool>())
-      << "the attention share now matches: update the README's known gaps and this test";
+  EXPECT_EQ(facts["fact.down_dma_overlap"]["checks"][0]["expected"].get<std::string>(), ">= 80%");
+  EXPECT_TRUE(facts["fact.attention_weights"]["holds"].get<bool>());
+  EXPECT_EQ(facts["fact.attention_weights"]["checks"][0]["model"].get<std::string>(), "3.03%");
+  EXPECT_TRUE(facts["fact.critical_engine"]["holds"].get<bool>());
+  EXPECT_EQ(facts["fact.critical_engine"]["checks"][0]["model"].get<std::string>(), "dma");
+  EXPECT_EQ(facts["fact.critical_engine"]["checks"][1]["model"].get<std::string>(), "gpsimd");
+  EXPECT_FALSE(facts["fact.mechanism_directions"]["holds"].get<bool>())
+      << "the mechanism directions now hold: update the README's known gaps and this test";
+  // 192 / 24 = 8, outside [3.2, 4.8].
+  EXPECT_EQ(facts["fact.mechanism_directions"]["checks"][1]["model"].get<std::string>(), "8");
+}
+
+// validate holds the model to the measurements: a target out of tolerance (or a fact that does not hold) is a
+// failed check, exit 1, unless --report-only.
+TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
+  Outcome o = run_stasim("validate --quiet");
+  EXPECT_EQ(o.code, 1) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("check failed: 16 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
+  o = run_stasim("validate --quiet --report-only");
+  EXPECT_EQ(o.code, 0) << o.text;
 }
 
 TEST(ValidateCli, TableNamesEveryTarget) {
-  Outcome o = run_stasim("validate --hw trn3");
+  Outcome o = run_stasim("validate --report-only --hw trn3");
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_THAT(o.text, HasSubstr("dense.tpot_ms"));
   EXPECT_THAT(o.text, HasSubstr("profile6.gpsimd_instructions[reuse_and_batching]"));
@@ -122,12 +143,34 @@ TEST(ValidateCli, BadReferenceFilesAreInputErrors) {
   p = reference_with("variant.yaml", "values: {reuse: 385", "values: {reuse_only: 385");
   o = run_stasim("validate --reference " + p);
   EXPECT_EQ(o.code, 2) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("no variant 'reuse_only'"));
+  EXPECT_THAT(o.text, HasSubstr("no variant or representation 'reuse_only'"));
 
-  p = reference_with("fact.yaml", "metric: attention_share", "metric: attention_shares");
+  p = reference_with("fact.yaml", "metric: down_dma_overlap", "metric: down_dma_overlaps");
   o = run_stasim("validate --reference " + p);
   EXPECT_EQ(o.code, 2) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("unknown fact metric 'attention_shares' (did you mean 'attention_share'?)"));
+  EXPECT_THAT(o.text, HasSubstr("unknown fact metric 'down_dma_overlaps' (did you mean 'down_dma_overlap'?)"));
+
+  p = reference_with("rep.yaml", "values: {d4_r256: 495", "values: {d4_r265: 495");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("no variant or representation 'd4_r265'"));
+  EXPECT_THAT(o.text, HasSubstr("did you mean 'd4_r256'?"));
+
+  p = reference_with("pair.yaml", "values: {d2_r0_vs_d8_r384: 1.147}", "values: {d2_r0: 1.147}");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("a change or ratio is keyed 'a_vs_b'"));
+
+  p = reference_with("fact-target.yaml", "targets: [ablation.hybrid_only.reduction_vs_dense,",
+                     "targets: [ablation.hybrid_only.reduction_vs_dens,");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("no target 'ablation.hybrid_only.reduction_vs_dens' in this file"));
+
+  p = reference_with("engine.yaml", "equals: gpsimd}", "equals: gpsmid}");
+  o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("no engine 'gpsmid' (did you mean 'gpsimd'?)"));
 
   p = reference_with("bound.yaml", "at_least: 0.80", "at_least: 80");
   o = run_stasim("validate --reference " + p);
@@ -137,11 +180,21 @@ TEST(ValidateCli, BadReferenceFilesAreInputErrors) {
 }
 
 TEST(ValidateCli, TablePrintsTheCheckedFacts) {
-  Outcome o = run_stasim("validate");
+  Outcome o = run_stasim("validate --report-only");
   ASSERT_EQ(o.code, 0) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("facts (reported, not fitted)"));
-  EXPECT_THAT(o.text, testing::ContainsRegex("fact.down_dma_overlap +published >= 80.0% +simulated +[0-9.]+% +holds"));
-  EXPECT_THAT(o.text, testing::ContainsRegex("fact.attention_share +published 10.4% \\+-1.5pt +simulated +[0-9.]+% +DOES NOT HOLD"));
+  EXPECT_THAT(o.text, HasSubstr("\nfacts\n"));
+  EXPECT_THAT(o.text, testing::ContainsRegex("fact.down_dma_overlap +expected >= 80% +model [0-9.]+% +holds"));
+  EXPECT_THAT(o.text, testing::ContainsRegex("fact.critical_engine\\[1\\] +expected gpsimd +model gpsimd +holds"));
+  EXPECT_THAT(o.text, testing::ContainsRegex("fact.mechanism_directions\\[1\\] +expected in \\[3.2, 4.8\\] +model 8 +DOES NOT HOLD"));
+}
+
+// A target whose run the model cannot build is bad input naming the target, not a failed simulation.
+TEST(ValidateCli, ATargetTheModelCannotRunNamesItself) {
+  std::string p = reference_with("d3.yaml", "d2_r0: {d: 2, r: 0}", "d2_r0: {d: 3, r: 0}");
+  Outcome o = run_stasim("validate --reference " + p);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("profile6.gpsimd_active_us_by_rate[d2_r0]"));
+  EXPECT_THAT(o.text, HasSubstr("d = 3 does not divide hidden H = 2048"));
 }
 
 TEST(CalibrateCli, AFitThatDoesNotConvergeWritesNothing) {

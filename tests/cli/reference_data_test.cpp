@@ -14,9 +14,10 @@ TEST(ReferenceData, ExpandsPerVariantFiguresAndMapsEachToItsRun) {
   EXPECT_EQ(ref.tp, 4);
   EXPECT_EQ(ref.lnc, 2);
   EXPECT_EQ(ref.batch, 1);
-  // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants = 13 targets; 2 facts.
-  ASSERT_EQ(ref.targets.size(), 13u);
-  EXPECT_EQ(ref.facts.size(), 2u);
+  // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
+  // + 1 step-time ratio + 1 attention share = 20 targets; 4 facts.
+  ASSERT_EQ(ref.targets.size(), 20u);
+  EXPECT_EQ(ref.facts.size(), 4u);
 
   const ReferenceTarget& hybrid = ref.targets[2];
   EXPECT_EQ(hybrid.kind, TargetKind::reduction_vs_dense);
@@ -39,8 +40,35 @@ TEST(ReferenceData, ExpandsPerVariantFiguresAndMapsEachToItsRun) {
   EXPECT_EQ(count.run.r, 256);
   EXPECT_DOUBLE_EQ(count.value, 97);
 
-  // Distinct runs: dense, 3 full-model cardan variants, 3 six-layer variants.
-  EXPECT_EQ(ref.runs().size(), 7u);
+  // Values keyed by a named representation set (d, r); a pair "a_vs_b" sets the run and its baseline.
+  const ReferenceTarget& by_rate = ref.targets[15];
+  EXPECT_EQ(by_rate.id, "profile6.gpsimd_active_us_by_rate[d2_r0]");
+  EXPECT_EQ(by_rate.kind, TargetKind::active_us);
+  EXPECT_EQ(by_rate.run.d, 2);
+  EXPECT_EQ(by_rate.run.r, 0);
+  EXPECT_TRUE(by_rate.run.batch_gathers);
+  const ReferenceTarget& change = ref.targets[16];
+  EXPECT_EQ(change.id, "profile6.hbm_read_change[d8_r384_vs_d4_r256]");
+  EXPECT_EQ(change.kind, TargetKind::hbm_read_change);
+  EXPECT_EQ(change.run.d, 8);
+  EXPECT_EQ(change.baseline.d, 4);
+  EXPECT_EQ(change.baseline.layers, 6);
+  EXPECT_DOUBLE_EQ(change.tolerance(), 0.10);
+  const ReferenceTarget& share = ref.targets[19];
+  EXPECT_EQ(share.kind, TargetKind::attention_share);
+  EXPECT_TRUE(share.absolute_tolerance());
+  EXPECT_DOUBLE_EQ(share.tolerance(), 0.02);
+
+  // The critical-engine fact has two checks, each on its own full-model run.
+  const ReferenceFact& critical = ref.facts[2];
+  ASSERT_EQ(critical.checks.size(), 2u);
+  EXPECT_EQ(critical.checks[1].metric, FactMetric::critical_engine);
+  EXPECT_EQ(critical.checks[1].run.d, 2);
+  EXPECT_EQ(critical.checks[1].equals, "gpsimd");
+
+  // Distinct runs: dense; 3 full-model cardan (8, 384) variants and (2, 0); six-layer (4, 256) in 3 variants,
+  // (8, 384) and (2, 0) = 10.
+  EXPECT_EQ(ref.runs().size(), 10u);
 }
 
 }  // namespace
