@@ -149,17 +149,18 @@ void CardanCore::load_private() {
       if (!projections_[p].compressed) {
         if (!down_ring_) down_ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.w", expert_chunk_bytes(ctx_, i_cols_),
                                                                    0, kExpertWeightShare);
-        dense_load_[e][p] = load_projection(ctx_, core_, i_cols_, i_cols_, *down_ring_, start, "gate_up", pn, shape_.rows);
+        dense_load_[e][p] = load_projection(ctx_, core_, i_cols_, i_cols_, *down_ring_, start, "gate_up", pn, shape_.rows,
+                                            ctx_.routed_dge());
         continue;
       }
       // J_e and C_e in the kernel's tile layout: this core's blocks (rows of J) and its columns of C are
       // contiguous.
       if (vq_)
         idx_load_[e][p] = private_ring_->load(j_bytes, std::min<std::uint32_t>(128, std::max<std::uint32_t>(shape_.blocks, 1)), 0,
-                                              start, "gather", label(core_, pn + ".load_J"));
+                                              start, "gather", label(core_, pn + ".load_J"), ctx_.routed_dge());
       if (lr_ && lr_cols_ > 0)
         coef_load_[e][p] = private_ring_->load(c_bytes, std::min<std::uint32_t>(128, r_), 0, start, "lr",
-                                               label(core_, pn + ".load_C"));
+                                               label(core_, pn + ".load_C"), ctx_.routed_dge());
     }
   }
   // Window 3: the down weights' addresses are known after routing too; queued behind the private parts, they
@@ -172,9 +173,16 @@ void CardanCore::load_private() {
       down_[e] = load_down_tiles(ctx_, core_, i_cols_, h_cols_, *down_ring_, {in_.topk[core_]}, "e" + std::to_string(e));
 }
 
+std::uint32_t CardanCore::gather_elements(std::uint32_t e) const {
+  // J_e [blocks, I] with its blocks on the partitions (each partition gathers from its own rows of T); one index
+  // per (block, column) fetches the T_e tokens' code words, adjacent in T's [b, k, t] layout.
+  return static_cast<std::uint32_t>(ceil_div(shape_.blocks, 128)) * i_cols_ * groups_[e].tokens;
+}
+
 void CardanCore::gather(std::uint32_t first, std::uint32_t count, const std::string& name) {
   if (!vq_ || first >= groups_.size()) return;
   count = std::min<std::uint32_t>(count, static_cast<std::uint32_t>(groups_.size()) - first);
+  const std::uint32_t partitions = std::min<std::uint32_t>(128, std::max<std::uint32_t>(shape_.blocks, 1));
   for (std::size_t p = 0; p < projections_.size(); ++p) {
     if (!projections_[p].compressed) continue;
     Deps d;
@@ -182,11 +190,12 @@ void CardanCore::gather(std::uint32_t first, std::uint32_t count, const std::str
     for (std::uint32_t e = first; e < first + count; ++e) {
       d.push_back(rounds_[round_of(e)].table[p]);
       d.push_back(idx_load_[e][p]);
-      // One index per (block, column) of J_e fetches the code words of all T_e tokens ([b, k, t] layout).
-      elements += std::uint64_t(shape_.blocks) * i_cols_ * groups_[e].tokens;
+      elements += gather_elements(e);
     }
-    OpId g = b_.compute(Engine::gpsimd, OpKind::gather, c_, static_cast<std::uint32_t>(elements), 128, d, "gather",
-                        label(core_, name + "." + projections_[p].name + ".gather"));
+    // nc_n_gather: per-partition selections, J_e stored uint8 (widened to uint32 first); T_e elements per index.
+    OpId g = b_.gather(c_, static_cast<std::uint32_t>(elements), partitions,
+                       static_cast<std::uint16_t>(groups_[first].tokens), 1, d, "gather",
+                       label(core_, name + "." + projections_[p].name + ".gather"));
     for (std::uint32_t e = first; e < first + count; ++e) {
       gathered_[e][p] = g;
       private_ring_->read_by(idx_load_[e][p], g);

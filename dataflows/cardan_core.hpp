@@ -38,8 +38,12 @@ class CardanCore {
   void finish_z(std::uint32_t round, const std::vector<CardanCore>& cores);
   // Window 2/3: J_e, C_e (and uncompressed projections), then W_down of every expert, right after routing.
   void load_private();
-  // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent).
+  // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent);
+  // the group's experts serve the same number of tokens (one elements-per-index for the instruction).
   void gather(std::uint32_t first, std::uint32_t count, const std::string& name);
+  // Elements one projection's selection gathers per partition for expert e.
+  std::uint32_t gather_elements(std::uint32_t e) const;
+  std::uint32_t tokens_of(std::uint32_t e) const { return e < groups_.size() ? groups_[e].tokens : 0; }
   // Expert e up to the gate/up rows: VQ reduction and C_eᵀz into PSUM (jointly or apart).
   void project(std::uint32_t e);
   // H split: sends expert e's partial gate/up rows to the other cores; then adds theirs.

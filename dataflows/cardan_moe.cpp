@@ -12,23 +12,19 @@
 
 namespace stasim {
 
-void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners) {
-  std::vector<CardanCore> cores;
-  cores.reserve(ctx.lnc);
-  for (std::uint32_t c = 0; c < ctx.lnc; ++c) cores.emplace_back(ctx, c, in, combiners[c]);
-  auto each = [&](auto&& step) {
-    for (CardanCore& c : cores)
-      if (c.active()) step(c);
-  };
-  std::uint32_t experts = 0;
-  bool split_h = false;
-  each([&](CardanCore& c) {
-    experts = std::max(experts, c.experts());
-    split_h = split_h || c.splits_h();
-  });
-  if (experts == 0) return;
-  const DataflowOptions& opt = ctx.options;
+namespace {
 
+// The hybrid's steps for a lane of cores that run in lockstep: all cores when they split H (the partial z and
+// gate/up rows cross between them), one core at a time when they split the tokens.
+void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cores, const DataflowOptions& opt) {
+  auto each = [&](auto&& step) {
+    for (CardanCore* c : lane)
+      if (c->active()) step(*c);
+  };
+  CardanCore& lead = *lane.front();
+  const std::uint32_t experts = lead.experts();
+  if (experts == 0 || !lead.active()) return;
+  const bool split_h = lead.splits_h();
   auto shared_round = [&](std::uint32_t round) {
     each([&](CardanCore& c) { c.compute_round(round); });
     each([&](CardanCore& c) { c.send_z(round); });
@@ -48,9 +44,16 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
   each([](CardanCore& c) { c.load_private(); });
   std::uint32_t rounds = opt.reuse_shared_projections ? 1 : experts, next_round = 1;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
-  if (opt.batch_gathers) groups = gather_groups(ctx, experts);
-  else
+  if (opt.batch_gathers && lead.has_vq()) {
+    std::vector<std::uint32_t> elements, tokens;
+    for (std::uint32_t e = 0; e < experts; ++e) {
+      elements.push_back(lead.gather_elements(e));
+      tokens.push_back(lead.tokens_of(e));
+    }
+    groups = gather_groups(elements, tokens);
+  } else {
     for (std::uint32_t e = 0; e < experts; ++e) groups.push_back({e, 1});
+  }
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto [first, count] = groups[g];
     // The rounds of the group's experts and one expert beyond it.
@@ -59,6 +62,22 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
     each([&](CardanCore& c) { c.gather(first, count, name); });
     for (std::uint32_t e = first; e < first + count; ++e) expert(e);
   }
+}
+
+}  // namespace
+
+void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners) {
+  std::vector<CardanCore> cores;
+  cores.reserve(ctx.lnc);
+  for (std::uint32_t c = 0; c < ctx.lnc; ++c) cores.emplace_back(ctx, c, in, combiners[c]);
+  if (cores.empty()) return;
+  if (cores.front().splits_h()) {
+    std::vector<CardanCore*> all;
+    for (CardanCore& c : cores) all.push_back(&c);
+    run_lane(all, cores, ctx.options);
+    return;
+  }
+  for (CardanCore& c : cores) run_lane({&c}, cores, ctx.options);
 }
 
 }  // namespace stasim

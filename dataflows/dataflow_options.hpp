@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "sim/core/schedule_graph.hpp"
 #include "workloads/routing.hpp"
 
 namespace stasim {
@@ -53,6 +54,10 @@ struct DataflowOptions {
   bool all_experts = false;
   // Static weights issued as early as the SBUF regions allow (DecodeContext::static_deps), not at the layer input.
   bool prefetch_static = true;
+  // Who writes the descriptors of the routed experts' loads (their addresses come from the router's indices in
+  // SBUF): hardware DGE where the core has it (nki-library mlp_tkg loads expert weights with dge_mode.hwdge),
+  // else GpSimd; `swdge` forces GpSimd (gate_up_projection_mx_shard_H's MX loads), competing with the gathers.
+  bool routed_swdge = false;
 };
 
 }  // namespace stasim

@@ -55,6 +55,10 @@ struct DecodeContext {
     if (options.pretiled_weights || slice_bytes >= row_bytes) return 0;
     return static_cast<std::uint32_t>(slice_bytes);
   }
+  // The descriptor mode of a routed expert's loads (dynamic addresses): see DataflowOptions::routed_swdge.
+  DgeMode routed_dge() const {
+    return options.routed_swdge || hw.dma.hwdge_instances == 0 ? DgeMode::swdge : DgeMode::hwdge;
+  }
   // The DMA queue of cross-core exchanges (nki.isa.sendrecv): one of its own, so an exchange never waits in a
   // queue behind weight loads issued ahead of it, nor holds them up.
   int exchange_queue() const { return static_cast<int>(hw.dma.queues) - 1; }

@@ -15,24 +15,24 @@ OpKind phi_kind() { return OpKind::activation; }  // SiLU, GELU-tanh and ReLU² 
 
 std::vector<OpId> load_projection(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, std::uint64_t i_rank,
                                   WeightRing& ring, const Deps& deps, const char* phase, const std::string& name,
-                                  std::uint32_t rows) {
+                                  std::uint32_t rows, DgeMode dge) {
   const std::uint64_t h = rows ? rows : ctx.hidden;
   std::vector<OpId> loads;
   for (std::uint32_t nt = 0; nt < ceil_div(i_cols, kBankColumns); ++nt) {
     std::uint32_t n = std::min(kBankColumns, i_cols - nt * kBankColumns);
     loads.push_back(ring.load(h * n * 2, 128, ctx.column_run(std::uint64_t(n) * 2, i_rank * 2), deps,
-                              phase, label(core, idx(name + ".load", nt))));
+                              phase, label(core, idx(name + ".load", nt)), dge));
   }
   return loads;
 }
 
 std::vector<OpId> load_down(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, WeightRing& ring,
-                            const Deps& deps, const char* phase, const std::string& name) {
+                            const Deps& deps, const char* phase, const std::string& name, DgeMode dge) {
   std::vector<OpId> loads;
   for (std::uint32_t ch = 0; ch < ceil_div(i_cols, kDownRowsPerChunk); ++ch) {
     std::uint32_t rows = std::min(kDownRowsPerChunk, i_cols - ch * kDownRowsPerChunk);
     loads.push_back(ring.load(std::uint64_t(rows) * ctx.hidden * 2, std::min<std::uint32_t>(128, rows), 0, deps, phase,
-                              label(core, idx(name + ".load_down", ch))));
+                              label(core, idx(name + ".load_down", ch)), dge));
   }
   return loads;
 }

@@ -29,10 +29,10 @@ constexpr std::uint32_t kDownRowsPerChunk = 512;
 // `rows`: the rows of H this core holds (0 = all of H).
 std::vector<OpId> load_projection(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, std::uint64_t i_rank,
                                   WeightRing& ring, const Deps& deps, const char* phase, const std::string& name,
-                                  std::uint32_t rows = 0);
+                                  std::uint32_t rows = 0, DgeMode dge = DgeMode::static_);
 // Loads the [i_cols, H] down weight as chunks of kDownRowsPerChunk whole rows.
 std::vector<OpId> load_down(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, WeightRing& ring,
-                            const Deps& deps, const char* phase, const std::string& name);
+                            const Deps& deps, const char* phase, const std::string& name, DgeMode dge = DgeMode::static_);
 // Bytes per partition of the largest chunk an expert of width i_cols streams.
 std::uint64_t expert_chunk_bytes(const DecodeContext& ctx, std::uint32_t i_cols);
 

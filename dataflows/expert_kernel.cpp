@@ -62,7 +62,7 @@ ExpertLoads load_expert(DecodeContext& ctx, std::uint32_t core, const ExpertSlic
       // shard reads runs of its width per projection.
       std::uint32_t run = cols == slice.i_cols ? 0 : cols * 2;
       tiles.push_back(ring.load(std::uint64_t(rows) * projections(gated) * cols * 2, std::min<std::uint32_t>(128, rows), run, deps,
-                                "gate_up", label(core, idx(name + ".load_gate_up", n++))));
+                                "gate_up", label(core, idx(name + ".load_gate_up", n++)), ctx.routed_dge()));
     }
     out.gate_up.push_back(std::move(tiles));
   }
@@ -80,7 +80,7 @@ DownWeights load_down_tiles(DecodeContext& ctx, std::uint32_t core, std::uint32_
     std::uint32_t rows = std::min<std::uint32_t>(128, i_cols - r0);
     std::uint32_t run = h_cols == ctx.hidden ? 0 : h_cols * 2;
     out.loads.push_back(ring.load(std::uint64_t(rows) * h_cols * 2, rows, run, deps, "down",
-                                  label(core, idx(name + ".load_down", r0 / 128))));
+                                  label(core, idx(name + ".load_down", r0 / 128)), ctx.routed_dge()));
   }
   return out;
 }

@@ -114,9 +114,10 @@ void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<Do
       std::string pn = name + (is_gate ? ".gate" : ".up");
       for (std::uint32_t nt = 0; nt < n_tiles; ++nt) {
         std::uint32_t c0 = nt * 512, cols = std::min<std::uint32_t>(512, slice.i_cols - c0);
-        OpId w = st.weights->load(std::uint64_t(slice.h_rows) * cols / 2, 128, 0, start, "gate_up", label(core, idx(pn + ".load", nt)));
+        OpId w = st.weights->load(std::uint64_t(slice.h_rows) * cols / 2, 128, 0, start, "gate_up", label(core, idx(pn + ".load", nt)),
+                                  ctx.routed_dge());
         OpId s = st.scales->load(std::uint64_t(slice.h_rows / kMxBlock) * cols, 128, 0, start, "gate_up",
-                                 label(core, idx(pn + ".load_scales", nt)));
+                                 label(core, idx(pn + ".load_scales", nt)), ctx.routed_dge());
         std::vector<OpId> ready = mx_projection_tile(ctx, core, slice, T, c0, cols, st.hidden_mx, w, s, st, pn);
         std::vector<OpId>& dst = is_gate ? t.gate : t.up;
         dst.insert(dst.end(), ready.begin(), ready.end());

@@ -58,7 +58,7 @@ class XlaCore {
       prev = spill(act_bytes, {p_t}, en + ".p");
       // down kernel: reads p^T back, y_e = W_downᵀ p to HBM.
       OpId p_in = reload(act_bytes, std::min<std::uint32_t>(128, i_cols_), {prev}, en + ".p");
-      std::vector<OpId> down_w = load_down(ctx_, core_, i_cols_, ring, {prev}, "down", en);
+      std::vector<OpId> down_w = load_down(ctx_, core_, i_cols_, ring, {prev}, "down", en, ctx_.routed_dge());
       DownCombiner down(ctx_, core_, en + ".down_kernel", ctx_.hidden, T);
       DownInput d;
       d.i_cols = i_cols_;
@@ -92,7 +92,7 @@ class XlaCore {
 
   // One gate or up kernel: weights loaded once the kernel starts, matmuls, drained and written to HBM.
   OpId projection_kernel(WeightRing& ring, const std::string& name, std::uint32_t T, const Deps& start) {
-    std::vector<OpId> w = load_projection(ctx_, core_, i_cols_, i_rank_, ring, start, "gate_up", name);
+    std::vector<OpId> w = load_projection(ctx_, core_, i_cols_, i_rank_, ring, start, "gate_up", name, 0, ctx_.routed_dge());
     ProjectionOut out = dense_projection(ctx_, core_, i_cols_, start, w, ring, "gate_up", name, T);
     Deps drains;
     for (std::size_t nt = 0; nt < out.accs.size(); ++nt) {

@@ -102,10 +102,15 @@ TEST(BatchedDecodeStructure, CardanSharesAnExpertBetweenTheTokensOfACore) {
   ASSERT_NE(down, nullptr);
   EXPECT_EQ(down->n, 2u);
   EXPECT_EQ(find_op(g, "L0.c0.e0.down[0]")->n, 1u);
-  // The batched gather selects the core's 16 routes: (H/d = 256) x I_rank 256 x 16 token-selections.
+  // Selections per partition: (H/d = 256 blocks = 2 per partition) x I_rank 256 x T_e. Experts 0..3 serve one
+  // token each (512 elements: one expert per group); expert 4 serves two: 1024 elements, two per index.
   const Op* gather = find_op(g, "L0.c0.g0.gate.gather");
   ASSERT_NE(gather, nullptr);
-  EXPECT_EQ(gather->free, 256u * 256u * 16u);
+  EXPECT_EQ(gather->free, 2u * 256u);
+  const Op* shared = find_op(g, "L0.c0.g4.gate.gather");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->free, 2u * 256u * 2u);
+  EXPECT_EQ(shared->elements_per_index, 2u);
   // T covers the core's tokens only: 256 blocks (2 tiles of 128) x 2 tokens, 2 tokens per PSUM bank.
   EXPECT_EQ(count_ops(g, ".T_mm[", "L0.c0.gate"), 2u * 2u);
 }
