@@ -11,10 +11,8 @@ KernelBuilder::KernelBuilder(ScheduleGraph& graph, const HardwareConfig& hw, std
       next_queue_(hw.lnc, 0), next_bank_(hw.lnc, 0), reserved_(hw.lnc, std::vector<char>(hw.psum.banks, 0)) {}
 
 OpId KernelBuilder::add(Op op, const Deps& deps, const char* phase, const std::string& label) {
-  op.name.reserve(prefix_.size() + label.size());
-  op.name.append(prefix_).append(label);
   op.phase = phase_of(phase);
-  OpId id = graph_.add_op(std::move(op));
+  OpId id = graph_.add_op(std::move(op), label, prefix_);
   for (OpId d : deps)
     if (d != kNoOp) graph_.add_dep(d, id);
   return id;
@@ -55,9 +53,8 @@ OpId KernelBuilder::dma(std::uint8_t core, std::uint64_t bytes, std::uint32_t pa
   // Software DGE: GpSimd writes the descriptors once the addresses are known (the transfer's own dependencies),
   // in its program order at this point; the transfer starts when they are written.
   Op named = op;
-  named.name.append(prefix_).append(label);
   named.phase = phase_of(phase);
-  OpId gen = graph_.add_descriptor_op(named);
+  OpId gen = graph_.add_descriptor_op(named, prefix_ + label);
   for (OpId d : deps)
     if (d != kNoOp) graph_.add_dep(d, gen);
   OpId id = add(std::move(op), {gen}, phase, label);

@@ -3,11 +3,10 @@
 // it in vectors indexed by op id (sim_result.hpp), never inside Op.
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
-
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -54,8 +53,9 @@ enum class DepKind : std::uint8_t { data, anti, control };
 using OpId = std::uint32_t;
 inline constexpr OpId kNoOp = 0xFFFFFFFFu;
 
+// One instruction or DMA transfer. Its name lives in the graph (ScheduleGraph::name), not here: a graph of
+// millions of ops keeps its names in one block instead of one string per op.
 struct Op {
-  std::string name;
   OpKind kind = OpKind::fixed;
   Engine engine = Engine::tensor;
   Dtype dtype = Dtype::bf16;
@@ -118,13 +118,33 @@ struct BufferUse {
   std::uint32_t buffer;
 };
 
+// The dependencies as one table of edges in insertion order (ids are positions) plus, built on first use after
+// a change, the out- and in-edge lists of every op in that same order (a compressed sparse row form: offsets
+// per op into one array of edge ids). Out-edges, in-edges and edges() come in the order the builder added them,
+// so everything that walks them (the kernel's wake-ups, validation messages, the trace and DOT writers) is
+// deterministic. schedule_graph_bgl.hpp makes this a Boost.Graph (bidirectional, vertex- and edge-list graph).
 class ScheduleGraph {
  public:
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Op, Dep, boost::no_property,
-                                      boost::vecS>;
+  using EdgeId = std::uint32_t;
+  // A contiguous run of edge ids.
+  struct EdgeRange {
+    const EdgeId* first = nullptr;
+    const EdgeId* last = nullptr;
+    const EdgeId* begin() const { return first; }
+    const EdgeId* end() const { return last; }
+    std::size_t size() const { return static_cast<std::size_t>(last - first); }
+  };
 
-  // Appends an op at the end of its queue's program order; returns its id.
-  OpId add_op(Op op);
+  ScheduleGraph() = default;
+  ScheduleGraph(ScheduleGraph&&) noexcept = default;
+  ScheduleGraph& operator=(ScheduleGraph&&) noexcept = default;
+  // Copies are explicit (copy()): a decode graph holds tens of thousands of ops.
+  ScheduleGraph(const ScheduleGraph&) = delete;
+  ScheduleGraph& operator=(const ScheduleGraph&) = delete;
+  ScheduleGraph copy() const;
+
+  // Appends an op named `prefix` + `name` at the end of its queue's program order; returns its id.
+  OpId add_op(Op op, std::string_view name = {}, std::string_view prefix = {});
   void add_dep(OpId from, OpId to, DepKind kind = DepKind::data);
   std::uint32_t add_buffer(Buffer buffer);
   void use_buffer(OpId op, std::uint32_t buffer) { buffer_uses_.push_back({op, buffer}); }
@@ -138,13 +158,28 @@ class ScheduleGraph {
   // The GpSimd op that generates the descriptors of software-DGE transfer `dma` (already added): same core,
   // phase and shape, named "<dma name>.dge", appended to the core's GpSimd queue. The caller moves the
   // transfer's dependencies onto it and makes the transfer depend on it.
-  OpId add_descriptor_op(const Op& dma);
+  OpId add_descriptor_op(const Op& dma, std::string_view dma_name);
   void reserve(std::size_t ops, std::size_t deps);
 
-  std::size_t size() const { return boost::num_vertices(graph_); }
-  const Op& op(OpId id) const { return graph_[id]; }
-  Op& mutable_op(OpId id) { return graph_[id]; }
-  const Graph& graph() const { return graph_; }
+  std::size_t size() const { return ops_.size(); }
+  const Op& op(OpId id) const { return ops_[id]; }
+  Op& mutable_op(OpId id) { return ops_[id]; }
+  // The op's name, made when asked for (messages, traces).
+  std::string name(OpId id) const { return std::string(name_view(id)); }
+  std::string_view name_view(OpId id) const {
+    std::uint64_t begin = id == 0 ? 0 : name_end_[id - 1];
+    return std::string_view(names_).substr(begin, name_end_[id] - begin);
+  }
+
+  std::size_t edge_count() const { return edge_to_.size(); }
+  OpId source(EdgeId e) const { return edge_from_[e]; }
+  OpId target(EdgeId e) const { return edge_to_[e]; }
+  DepKind dep_kind(EdgeId e) const { return edge_kind_[e]; }
+  EdgeRange out_edges(OpId v) const { return range(adjacency().out, v); }
+  EdgeRange in_edges(OpId v) const { return range(adjacency().in, v); }
+  std::size_t out_degree(OpId v) const { return out_edges(v).size(); }
+  std::size_t in_degree(OpId v) const { return in_edges(v).size(); }
+
   const std::vector<Queue>& queues() const { return queues_; }
   std::uint32_t queue_of(OpId id) const { return queue_of_[id]; }
   const std::vector<Buffer>& buffers() const { return buffers_; }
@@ -154,9 +189,26 @@ class ScheduleGraph {
   const std::vector<std::string>& phases() const { return phases_; }
 
  private:
+  struct Lists {
+    std::vector<std::uint32_t> offset;  // per op + 1: its edges are ids[offset[v] .. offset[v + 1])
+    std::vector<EdgeId> ids;
+  };
+  struct Adjacency {
+    Lists out, in;
+    bool valid = false;
+  };
+  static EdgeRange range(const Lists& l, OpId v) {
+    return {l.ids.data() + l.offset[v], l.ids.data() + l.offset[v + 1]};
+  }
+  const Adjacency& adjacency() const;
   std::uint32_t queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue);
 
-  Graph graph_;
+  std::vector<Op> ops_;
+  std::string names_;                     // every name, back to back
+  std::vector<std::uint64_t> name_end_;   // per op: end of its name in names_
+  std::vector<OpId> edge_from_, edge_to_;
+  std::vector<DepKind> edge_kind_;
+  mutable Adjacency adjacency_;           // rebuilt after edges or ops are added
   std::vector<Queue> queues_;
   std::vector<std::uint32_t> queue_of_;
   std::unordered_map<std::uint64_t, std::uint32_t> queue_lookup_;  // (core, engine, dma queue) -> queue

@@ -44,7 +44,7 @@ std::string suggest(const std::string& word, const std::vector<std::string>& opt
 
 OpLocator LoadedSchedule::locator() const {
   return [this](OpId id) {
-    return file + ":" + std::to_string(op_lines[id]) + ": op '" + graph.op(id).name + "'";
+    return file + ":" + std::to_string(op_lines[id]) + ": op '" + graph.name(id) + "'";
   };
 }
 
@@ -104,12 +104,13 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
     std::string label = "ops[" + std::to_string(i) + "]";
     ConfigReader r(entry, file, label, problems);
     Op op;
+    std::string name;
     std::string engine, kind, dtype = "bf16", src = "hbm", dst = "sbuf", group, phase, dge;
     std::uint32_t core = 0, queue = 0, elements_per_index = 1, index_bytes = 4;
     std::int64_t psum_bank = -1, releases = -1;
     double duration_ns = -1;
     std::vector<std::string> deps, used_buffers;
-    r.required("name", op.name).required("engine", engine).optional("kind", kind).optional("core", core)
+    r.required("name", name).required("engine", engine).optional("kind", kind).optional("core", core)
         .optional("queue", queue).optional("k", op.k).optional("m", op.m).optional("n", op.n)
         .optional("free", op.free).optional("partitions", op.partitions).optional("bytes", op.bytes)
         .optional("src", src).optional("dst", dst).optional("dtype", dtype).optional("deps", deps)
@@ -119,7 +120,7 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
         .optional("input_in_psum", op.input_in_psum).optional("contiguous_bytes", op.contiguous_bytes)
         .optional("dge", dge).optional("elements_per_index", elements_per_index).optional("index_bytes", index_bytes);
     r.finish();
-    if (!op.name.empty() && ids.count(op.name)) r.problem("name", "op name '" + op.name + "' is used twice");
+    if (!name.empty() && ids.count(name)) r.problem("name", "op name '" + name + "' is used twice");
     if (!engine.empty() && !parse_engine(engine, op.engine))
       r.problem("engine", "unknown engine '" + engine + "'" + suggest(engine, kEngines) +
                               "; engines: tensor, vector, scalar, gpsimd, dma, collective");
@@ -174,23 +175,23 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
 
     if (op.engine == Engine::dma && op.dge == DgeMode::swdge) {
       // Software DGE: the GpSimd op that writes the descriptors takes the transfer's dependencies.
-      const std::string gen_name = op.name + ".dge";
-      if (ids.count(gen_name)) r.problem("name", "op name '" + gen_name + "' is taken (the swdge descriptor op of '" + op.name + "')");
-      OpId gen = g.add_descriptor_op(op);
+      const std::string gen_name = name + ".dge";
+      if (ids.count(gen_name)) r.problem("name", "op name '" + gen_name + "' is taken (the swdge descriptor op of '" + name + "')");
+      OpId gen = g.add_descriptor_op(op, name);
       ids[gen_name] = gen;
       out.op_lines.push_back(entry.Mark().line + 1);
       deps_of.push_back(deps);
       buffers_of.emplace_back();
       deps = {gen_name};
     }
-    OpId id = g.add_op(op);
-    ids[op.name] = id;
+    OpId id = g.add_op(op, name);
+    ids[name] = id;
     out.op_lines.push_back(entry.Mark().line + 1);
     deps_of.push_back(deps);
     buffers_of.push_back(used_buffers);
     if (op.psum_bank >= 0) {
       std::uint32_t before = static_cast<std::uint32_t>(g.psum_groups().size());
-      std::uint32_t grp = g.join_psum_group(id, group.empty() ? op.name : group);
+      std::uint32_t grp = g.join_psum_group(id, group.empty() ? name : group);
       if (grp >= before) open_groups[{op.core, op.psum_bank}].push_back(grp);
     }
     if (op.releases_psum_bank >= 0) {

@@ -86,7 +86,7 @@ void append_trace(json& doc, const ScheduleGraph& graph, const SimResult& r, con
     const Op& op = graph.op(v);
     const OpTiming& t = r.ops[v];
     const std::string& phase = graph.phases()[op.phase];
-    json slice = {{"ph", "X"}, {"name", phase.empty() ? op.name : op.name + " [" + phase + "]"},
+    json slice = {{"ph", "X"}, {"name", phase.empty() ? graph.name(v) : graph.name(v) + " [" + phase + "]"},
                   {"cat", phase.empty() ? "untagged" : phase}, {"pid", pid_of(op.core)},
                   {"tid", trace_engine_tid(op.engine, op.queue)}, {"ts", ts_us(t.start_ps)},
                   {"dur", ts_us(t.end_ps - t.start_ps)}};
@@ -105,9 +105,9 @@ void append_trace(json& doc, const ScheduleGraph& graph, const SimResult& r, con
 
   // A flow arrow for each dependency between two different tracks: from the producer's slice to the consumer's.
   std::uint64_t flow_id = static_cast<std::uint64_t>(options.first_pid) << 32;
-  for (auto [e, end] = boost::edges(graph.graph()); e != end; ++e) {
-    OpId from = static_cast<OpId>(boost::source(*e, graph.graph()));
-    OpId to = static_cast<OpId>(boost::target(*e, graph.graph()));
+  for (ScheduleGraph::EdgeId e = 0; e < graph.edge_count(); ++e) {
+    OpId from = graph.source(e);
+    OpId to = graph.target(e);
     if (graph.queue_of(from) == graph.queue_of(to)) continue;
     const Op& a = graph.op(from);
     const Op& b = graph.op(to);

@@ -38,7 +38,7 @@ DataflowOptions one_layer(bool with_routes = true) {
 
 const Op* find_op(const ScheduleGraph& g, const std::string& name) {
   for (OpId v = 0; v < g.size(); ++v)
-    if (g.op(v).name == name) return &g.op(v);
+    if (g.name(v) == name) return &g.op(v);
   return nullptr;
 }
 

@@ -42,7 +42,7 @@ inline Built build(const std::string& model, const std::string& dataflow, Datafl
 inline std::size_t count_ops(const ScheduleGraph& g, const std::string& part, const std::string& prefix = "") {
   std::size_t n = 0;
   for (OpId v = 0; v < g.size(); ++v) {
-    const std::string& name = g.op(v).name;
+    const std::string& name = g.name(v);
     if (name.find(part) != std::string::npos && name.rfind(prefix, 0) == 0) ++n;
   }
   return n;
@@ -51,14 +51,14 @@ inline std::size_t count_ops(const ScheduleGraph& g, const std::string& part, co
 // The op named `name` (kNoOp when none).
 inline OpId find_named(const ScheduleGraph& g, const std::string& name) {
   for (OpId v = 0; v < g.size(); ++v)
-    if (g.op(v).name == name) return v;
+    if (g.name_view(v) == name) return v;
   return kNoOp;
 }
 
 // The direct predecessors (dependencies) of `op`.
 inline std::vector<OpId> preds(const ScheduleGraph& g, OpId op) {
   std::vector<OpId> out;
-  for (auto [e, end] = boost::in_edges(op, g.graph()); e != end; ++e) out.push_back(boost::source(*e, g.graph()));
+  for (ScheduleGraph::EdgeId e : g.in_edges(op)) out.push_back(g.source(e));
   return out;
 }
 

@@ -76,7 +76,7 @@ TEST(DecodeStructure, GathersPerLayerAreOnePerGroupBatchedAndTwoPerExpertUnbatch
     std::size_t n = 0;
     const ScheduleGraph& g = b.decode.graph;
     for (OpId v = 0; v < g.size(); ++v)
-      if (g.op(v).kind == OpKind::gather && g.op(v).name.rfind("L0.c0.", 0) == 0) ++n;
+      if (g.op(v).kind == OpKind::gather && g.name(v).rfind("L0.c0.", 0) == 0) ++n;
     return n;
   };
   // Batched: two experts per group (192 elements each per partition), four groups, gate and up each.

@@ -99,7 +99,7 @@ TEST(GatherPipelineStructure, GroupsInJOrderWithGateAndUpAdjacent) {
   for (const Queue& q : g.queues())
     if (q.engine == Engine::gpsimd && q.core == 0)
       for (OpId v : q.ops)
-        if (g.op(v).kind == OpKind::gather && g.op(v).name.rfind("L0.", 0) == 0) order.push_back(g.op(v).name);
+        if (g.op(v).kind == OpKind::gather && g.name(v).rfind("L0.", 0) == 0) order.push_back(g.name(v));
   // Qwen3 (8, 384) at batch 1: 192 elements per expert per partition, two experts per 512-element group.
   ASSERT_EQ(order.size(), 8u);
   for (std::size_t i = 0; i < order.size(); i += 2) {

@@ -28,7 +28,7 @@ TEST(PrefetchStructure, StaticWeightsWaitOnlyForTheRegionTwoLayersBack) {
     // layers): layer 0's attention output, its top-k, its shared round. Nothing of layer 1, not the layer input.
     std::vector<OpId> deps = preds(g, load);
     EXPECT_FALSE(deps.empty()) << name;
-    for (OpId d : deps) EXPECT_EQ(g.op(d).name.rfind("L0.c0.", 0), 0u) << name << " <- " << g.op(d).name;
+    for (OpId d : deps) EXPECT_EQ(g.name(d).rfind("L0.c0.", 0), 0u) << name << " <- " << g.name(d);
     EXPECT_TRUE(waits_for(g, load, find_named(g, "L0.c0.attn.out"))) << name;
   }
   // Layers 0 and 1 have no earlier region to wait for.
@@ -38,7 +38,7 @@ TEST(PrefetchStructure, StaticWeightsWaitOnlyForTheRegionTwoLayersBack) {
   const ScheduleGraph& h = off.decode.graph;
   auto only_dep = [&](const std::string& load) {
     std::vector<OpId> d = preds(h, find_named(h, load));
-    return d.size() == 1 ? h.op(d[0]).name : std::string("?");
+    return d.size() == 1 ? h.name(d[0]) : std::string("?");
   };
   EXPECT_EQ(only_dep("L2.c0.attn.load_k"), "L1.c0.moe.residual");
   EXPECT_EQ(only_dep("L2.c0.router.scores.load_w[0]"), "L2.c0.attn.residual");
@@ -54,7 +54,7 @@ TEST(PrefetchStructure, StaticLoadsQueueBehindThePreviousLayersExperts) {
   std::size_t queue = g.queue_of(attn);
   std::size_t pos = queue_position(g, attn);
   for (OpId v : g.queues()[queue].ops)
-    if (g.op(v).name.rfind("L0.c0.e", 0) == 0) EXPECT_LT(queue_position(g, v), pos) << g.op(v).name;
+    if (g.name(v).rfind("L0.c0.e", 0) == 0) EXPECT_LT(queue_position(g, v), pos) << g.name(v);
 }
 
 TEST(BoundaryStructure, UnfusedRouterAndSharedExpertsAreKernelsOfTheirOwn) {
