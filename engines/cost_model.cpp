@@ -96,7 +96,9 @@ Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) 
     case OpKind::tensor_reduce: cycles = tensor_reduce_cycles(e, op.free, op.dtype); break;
     case OpKind::memset: cycles = memset_cycles(e, op.free, op.dtype); break;
     case OpKind::iota: cycles = iota_cycles(e, op.free); break;
-    case OpKind::gather: cycles = gather_cycles(e, op.free); break;
+    // `free` is elements per partition (the fidelity interface); the rate was fitted on the selection's total,
+    // so until the ISA-group model replaces it the rate applies to free x partitions.
+    case OpKind::gather: cycles = gather_cycles(e, op.free * std::max<std::uint32_t>(op.partitions, 1)); break;
     case OpKind::descriptors: cycles = descriptor_generation_cycles(e, op); break;
     default: break;
   }

@@ -77,7 +77,7 @@ TEST(CostModel, OpDurationConvertsWithTheEngineClockAndHonoursOverrides) {
   Op g;
   g.engine = Engine::gpsimd;
   g.kind = OpKind::gather;
-  g.free = 3072;
+  g.free = 24;  // elements per partition: 24 x 128 partitions = 3072, the total the rate applies to
   EXPECT_EQ(op_duration(g, hw, false), 285000);  // 342 cycles / 1.2 GHz
   EXPECT_EQ(op_duration(g, hw, true), 368333);   // (342 + 100 static overhead) / 1.2 = 368.333 ns
   g.cycles = 600;
