@@ -3,6 +3,7 @@
 // intervals with at least one transfer in flight.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -24,6 +25,9 @@ Picoseconds intersection_length(std::vector<std::pair<Picoseconds, Picoseconds>>
 // too (0 when no `of` op ran). E.g. how much of the down weights' DMA time overlaps the gate/up computation.
 double overlap_share(const ScheduleGraph& graph, const SimResult& result, const std::function<bool(const Op&)>& of,
                      const std::function<bool(const Op&)>& during);
+
+// The ISA instructions an op issues, as the profiler counts them (one per op today).
+inline std::uint32_t op_instructions(const Op&, const HardwareConfig&) { return 1; }
 
 void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& result);
 

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "sim/core/input_error.hpp"
+#include "sim/kernel/profile_window.hpp"
 #include "sim/kernel/result_summary.hpp"
 #include "sim/studies/decode_run.hpp"
 #include "workloads/model_spec.hpp"
@@ -50,7 +51,7 @@ bool is_gate_up_compute(const ScheduleGraph& graph, const Op& op) {
   return phase == "gate_up" || phase == "gather" || phase == "lr" || phase == "shared_proj";
 }
 
-RunFigures figures_of(const DecodeRun& run) {
+RunFigures figures_of(const DecodeRun& run, bool decoder_layers_only) {
   const SimResult& r = run.result;
   const ScheduleGraph& graph = run.decode.graph;
   RunFigures f;
@@ -60,14 +61,18 @@ RunFigures figures_of(const DecodeRun& run) {
   f.down_dma_overlap = overlap_share(
       graph, r, [&](const Op& op) { return op.engine == Engine::dma && graph.phases()[op.phase] == "down"; },
       [&](const Op& op) { return is_gate_up_compute(graph, op); });
-  f.tpot_us = static_cast<double>(r.total_ps) / 1e6;
-  f.dma_active_us = static_cast<double>(r.dma_active_ps) / 1e6;
-  f.hbm_read_bytes = static_cast<double>(r.hbm_read_bytes);
-  for (int e = 0; e < kEngineCount; ++e) {
-    f.active_us[e] = static_cast<double>(r.engines[e].active_ps) / 1e6;
-    f.instructions[e] = static_cast<double>(r.engines[e].instructions);
+  for (int e = 0; e < kEngineCount; ++e)
     f.critical_us[e] = static_cast<double>(r.critical_path.by_engine_ps[e]) / 1e6;
+  const WindowFigures w = summarize_window(graph, run.hw, r, [&](const Op& op) {
+    return !decoder_layers_only || in_decoder_layers(graph, op);
+  });
+  f.tpot_us = static_cast<double>(decoder_layers_only ? w.span_ps : r.total_ps) / 1e6;
+  f.hbm_read_bytes = static_cast<double>(w.hbm_read_bytes);
+  for (int e = 0; e < kEngineCount; ++e) {
+    f.active_us[e] = static_cast<double>(w.active_sum_ps[e]) / 1e6;
+    f.instructions[e] = static_cast<double>(w.instructions[e]);
   }
+  f.dma_active_us = f.active_us[static_cast<int>(Engine::dma)];
   return f;
 }
 
@@ -80,7 +85,7 @@ void worker(int fd, const ReferenceData& ref, const std::vector<ReferenceRun>& r
     std::string message;
     RunFigures figures;
     try {
-      figures = figures_of(run_decode(request_for(ref, runs[i], setup), registry));
+      figures = figures_of(run_decode(request_for(ref, runs[i], setup), registry), runs[i].layers > 0);
     } catch (const InputError& e) {
       header[1] = 1;
       message = e.what();
