@@ -43,8 +43,9 @@ TEST(DecodeCli, RunJsonHoldsTheDocumentedFields) {
   EXPECT_DOUBLE_EQ(j["storage"]["bits_per_weight"].get<double>(), 4.0627);
   // Batched gathers in groups of one 512-element ISA group per partition: each core holds 128 of the 256
   // blocks (H split), one per partition, x I_rank 192 = 192 elements per expert, so floor(512 / 192) = 2
-  // experts per group, 4 groups for top-8; x 2 projections x 2 cores x 2 layers.
-  EXPECT_EQ(j["engines"]["gpsimd"]["instructions"], 4 * 2 * 2 * 2);
+  // experts per group, 4 groups for top-8. Each group's gather is ceil(384 / 512) = 1 ISA group plus the
+  // uint8-index widening = 2 ISA instructions; x 4 groups x 2 projections x 2 cores x 2 layers = 64.
+  EXPECT_EQ(j["engines"]["gpsimd"]["instructions"], 2 * 4 * 2 * 2 * 2);
   for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"})
     EXPECT_TRUE(j["critical_path"]["by_engine_us"].contains(e)) << e;
   EXPECT_GT(j["dma"]["hbm_read_bytes"].get<double>(), 0);
