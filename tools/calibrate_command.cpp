@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "sim/core/output_file.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/calibration_fit.hpp"
@@ -225,10 +226,7 @@ void register_calibration_commands(CLI::App& app) {
     if (!fit.converged) throw SimulationError("calibration did not converge: " + fit.message + "; nothing written");
     measure_sensitivity(ref, cal->fit, *registry, fit);
     const std::string text = calibrated_overlay(ref, cal->fit, fit, fs::path(base_path).filename().string());
-    std::ofstream file(output);
-    file << text;
-    file.close();
-    if (!file) throw InputError(output + ": cannot write the file");
+    replace_output_file(output, text, "the calibrated overlay");
     std::cout << "wrote " << output << " (" << fit.evaluations << " evaluations)\n";
     print_table(std::cout, fit.predictions);
     print_parameters(std::cout, fit);

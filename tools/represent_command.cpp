@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/output_file.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/reports/result_report.hpp"
 #include "tools/cli.hpp"
@@ -175,6 +176,12 @@ nlohmann::json table_json(const RepresentOptions& o, const LayerWeights& w, cons
 }
 
 void run_represent(const RepresentOptions& o) {
+  // Refused before the (minutes-long) build: outputs that collide, or that would overwrite an input.
+  if (!o.out.empty()) require_replaceable(o.out, "the representation file");
+  check_output_paths({{"--out", o.out}, {"--json", o.json}},
+                     {{"--model", resolve_model(o.model)},
+                      {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights},
+                      {"--activations", o.activations.rfind("synthetic", 0) == 0 ? "" : o.activations}});
   const ModelSpec model = load_model(resolve_model(o.model));
   WeightsSource source = WeightsSource::parse(o.weights);
   if (source.has_key("tokens"))

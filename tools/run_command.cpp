@@ -3,6 +3,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/reports/trace_output.hpp"
 #include "stasim/stasim.hpp"
@@ -44,6 +46,10 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_flag("--no-batch-gathers", r.no_batch_gathers, "one GpSimd gather per expert and projection");
   sub->add_flag("--no-joint-psum", r.no_joint_psum, "VQ and LR parts each go through SBUF before the add");
   sub->add_flag("--no-overlap", r.no_overlap, "no prefetch across the three overlap windows");
+  sub->add_flag("--all-experts", r.all_experts,
+                "run every expert once over all tokens (routing as an affinity mask) instead of the activated ones");
+  sub->add_flag("--routed-swdge", r.routed_swdge,
+                "the routed experts' weight loads get their descriptors from GpSimd (software DGE) instead of the hardware DGE");
   sub->add_flag("--fuse-projections", r.fuse_projections,
                 "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
   sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
@@ -59,6 +65,18 @@ void apply_deployment(RunOptions& o) {
   if (o.tp || given(o.tp_given)) o.request.tp = o.tp;
   if (o.lnc || given(o.lnc_given)) o.request.lnc = o.lnc;
   if (o.context || given(o.context_given)) o.request.context = o.context;
+}
+
+// Refuses, before anything is simulated, outputs that would overwrite each other or an input. compare writes
+// one trace and one graph per dataflow (`tagged`).
+void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
+  std::vector<NamedPath> outputs = {{"--json", o.json}};
+  for (const std::string& tag : tags) {
+    outputs.push_back({"--trace", tag.empty() || o.trace.empty() ? o.trace : path_with_tag(o.trace, tag)});
+    outputs.push_back({"--dot", tag.empty() || o.dot.empty() ? o.dot : path_with_tag(o.dot, tag)});
+  }
+  const RunRequest& r = o.request;
+  check_output_paths(outputs, {{"--model", resolve_model(r.model)}, {"--hw", resolve_hw(r.hw)}, {"--routes", r.routes}});
 }
 
 std::vector<std::string> split(const std::string& text) {
@@ -80,6 +98,7 @@ void register_decode_commands(CLI::App& app) {
   run->add_option("--dataflow", run_opts->request.dataflow, "dense | xla | cardan | vq-only | lr-only | w4a8")->capture_default_str();
   run->callback([run_opts, sim] {
     apply_deployment(*run_opts);
+    check_outputs(*run_opts, {""});
     DecodeRun result = sim->run(run_opts->request);
     if (!run_opts->quiet) Simulator::print(std::cout, result);
     if (!run_opts->json.empty()) write_json_file(run_opts->json, Simulator::json(result));
@@ -98,6 +117,7 @@ void register_decode_commands(CLI::App& app) {
     std::vector<std::string> names = split(cmp_opts->dataflows);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
     for (const auto& n : names) sim->registry().find(n);  // unknown names fail before any simulation
+    check_outputs(*cmp_opts, names);
     std::vector<DecodeRun> runs;
     for (const auto& n : names) {
       RunRequest req = cmp_opts->request;

@@ -3,6 +3,7 @@
 
 #include "sim/core/hardware_config.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/core/schedule_yaml.hpp"
 #include "sim/kernel/simulate.hpp"
@@ -23,6 +24,8 @@ struct ScheduleOptions {
 void run_schedule(const ScheduleOptions& o) {
   std::string hw_path = resolve_config_path(o.hw);
   std::string schedule_path = resolve_config_path(o.schedule);
+  check_output_paths({{"--json", o.json}, {"--trace", o.trace}, {"--dot", o.dot}},
+                     {{"--schedule", schedule_path}, {"--hw", hw_path}});
   HardwareConfig hw = load_hardware(hw_path, o.sets);
   LoadedSchedule schedule = load_schedule(schedule_path);
   SimResult result;

@@ -43,7 +43,6 @@ struct EngineConfig {
   // GpSimd only (engines/gather_cost.hpp): GPSIMD_START per instruction (group), the nc_n_gather ISA group, the
   // per-index and per-32-bit-word cycles of a partition lane, and software descriptor generation.
   double start_cycles = 150;
-  double gather_elements_per_cycle = 16;    // the gather rate before the ISA-group model (kept until it replaces it)
   std::uint32_t gather_group_elements = 512;
   double gather_index_cycles = 7;
   double gather_word_cycles = 1;
@@ -70,7 +69,6 @@ struct DmaConfig {
   std::uint32_t queues = 16;
   double bytes_per_ns_per_engine = 0;
   double fixed_ns = 1300;
-  double knee_bytes_per_partition = 2048;
   double descriptor_ns = 62;                 // DMA-engine time per descriptor (memory/dma_cost.hpp)
   double hwdge_ns = 600;                     // a hardware-DGE DMA instruction on its issuing queue
   std::uint32_t hwdge_instances = 2;         // hardware DGE blocks per core (0: none, hwdge transfers are an error)
@@ -107,9 +105,9 @@ struct HardwareConfig {
   double hbm_bytes_per_ns_available() const { return hbm_bandwidth_gbps * lnc / device_cores; }
 };
 
-HardwareConfig read_hardware(const YAML::Node& root, const std::string& file);
+HardwareConfig read_hardware(const YamlNode& root, const std::string& file);
 // The YAML document of a hardware file with its `base:` chain merged in (what overrides apply to).
-YAML::Node load_hardware_document(const std::string& path);
+YamlNode load_hardware_document(const std::string& path);
 // A file may be an overlay: `base: trn3.yaml` (relative to its own folder) and then only the keys it changes;
 // every overlay key must exist in the base (a typo gets a did-you-mean) and the merged document is validated
 // like any other, values reported at the overlay's lines. Overrides apply after the merge.

@@ -1,10 +1,10 @@
 #include "sim/reports/trace_output.hpp"
 
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
 #include "sim/reports/dot_writer.hpp"
-#include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/trace_writer.hpp"
 
 namespace stasim {
@@ -18,17 +18,15 @@ std::string path_with_tag(const std::string& path, const std::string& tag) {
 
 void write_trace_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
                       const HardwareConfig& hw, const std::string& title) {
-  std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot write the trace file");
   TraceOptions options;
   options.title = title;
-  out << trace_json(graph, result, hw, options).dump() << '\n';
+  write_output_file(path, trace_json(graph, result, hw, options).dump() + "\n", "the trace file");
 }
 
 void write_dot_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result) {
-  std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot write the graph file");
-  write_dot(out, graph, result);
+  std::ostringstream text;
+  write_dot(text, graph, result);
+  write_output_file(path, text.str(), "the graph file");
 }
 
 }  // namespace stasim

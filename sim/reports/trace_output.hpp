@@ -13,7 +13,7 @@ namespace stasim {
 // "out/trace.json" + "dense" -> "out/trace.dense.json"; no extension: "out/trace" -> "out/trace.dense".
 std::string path_with_tag(const std::string& path, const std::string& tag);
 
-// Both throw InputError when the file cannot be written.
+// Both throw InputError naming the path and the OS error when the file cannot be written.
 void write_trace_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
                       const HardwareConfig& hw, const std::string& title);
 void write_dot_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result);

@@ -14,9 +14,11 @@ std::string resolve(const std::string& name, const std::string& folder) {
 
 std::string resolve_config_path(const std::string& path) {
   namespace fs = std::filesystem;
-  if (fs::exists(path)) return path;
+  // error_code forms: a path the file system cannot resolve (a symlink loop) is the loader's to report.
+  std::error_code error;
+  if (fs::exists(path, error) || fs::is_symlink(path, error)) return path;
   fs::path in_source = fs::path(STASIM_SOURCE_DIR) / path;
-  if (fs::path(path).is_relative() && fs::exists(in_source)) return in_source.string();
+  if (fs::path(path).is_relative() && fs::exists(in_source, error)) return in_source.string();
   return path;  // let the loader report the missing file under the name the user gave
 }
 

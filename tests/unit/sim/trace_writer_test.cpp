@@ -9,6 +9,7 @@
 #include "sim/reports/dot_writer.hpp"
 #include "sim/core/hardware_config.hpp"
 #include "sim/kernel/result_summary.hpp"
+#include "sim/core/config_reader.hpp"
 #include "sim/core/schedule_yaml.hpp"
 #include "sim/reports/trace_writer.hpp"
 
@@ -26,7 +27,7 @@ ops:
 )";
 
 struct Fixture {
-  LoadedSchedule schedule = read_schedule(YAML::Load(kSchedule), "tiny.yaml");
+  LoadedSchedule schedule = read_schedule(parse_yaml_text(kSchedule, "tiny.yaml"), "tiny.yaml");
   HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml",
                                     {"core.dma.fixed_ns=1300"});
   SimResult result;
