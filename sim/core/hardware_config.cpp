@@ -181,23 +181,38 @@ void merge_overlay(YAML::Node base, const YAML::Node& overlay, const std::string
   }
 }
 
-// The document at `path` with its `base:` chain resolved (each base relative to the folder of the file naming
-// it). `chain` holds the files being resolved, so a cycle is an error rather than a hang.
-YAML::Node load_with_base(const std::string& path, std::vector<std::string>& chain) {
+// Where `base:` points: a value with a '/' or ending in ".yaml" is a path, relative to the folder of the file
+// naming it; a bare name ("trn3") is a shipped config: `<name>.yaml` beside the overlay when there is one (the
+// shipped overlays sit beside their bases), else what `shipped` finds for the name.
+std::string base_file(const std::string& value, const std::string& overlay, const ShippedHardware& shipped) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(overlay).parent_path();
+  const bool is_path = value.find('/') != std::string::npos ||
+                       (value.size() > 5 && value.compare(value.size() - 5, 5, ".yaml") == 0);
+  if (is_path) return (folder / value).lexically_normal().string();
+  const std::string beside = (folder / (value + ".yaml")).lexically_normal().string();
+  if (fs::exists(beside) || !shipped) return beside;
+  const std::string found = shipped(value);
+  return found.empty() ? beside : found;
+}
+
+// The document at `path` with its `base:` chain resolved. `chain` holds the files being resolved, so a cycle is
+// an error rather than a hang.
+YAML::Node load_with_base(const std::string& path, std::vector<std::string>& chain, const ShippedHardware& shipped) {
   namespace fs = std::filesystem;
   YAML::Node root = load_yaml_file(path);
   YAML::Node base_key = root["base"];
   if (!base_key) return root;
   if (!base_key.IsScalar() || base_key.Scalar().empty())
-    throw InputError(mark_of(base_key, path) + ": base: expected the file name of a hardware config");
-  const std::string base_path = (fs::path(path).parent_path() / base_key.Scalar()).lexically_normal().string();
+    throw InputError(mark_of(base_key, path) + ": base: expected a shipped hardware name (trn3) or a config path");
+  const std::string base_path = base_file(base_key.Scalar(), path, shipped);
   if (!fs::exists(base_path))
     throw InputError(mark_of(base_key, path) + ": base: no file '" + base_path + "'");
   for (const std::string& seen : chain)
     if (fs::equivalent(seen, base_path))
       throw InputError(mark_of(base_key, path) + ": base: '" + base_key.Scalar() + "' is part of a base cycle");
   chain.push_back(base_path);
-  YAML::Node base = load_with_base(base_path, chain);
+  YAML::Node base = load_with_base(base_path, chain, shipped);
   read_hardware(base, base_path);  // the base must stand on its own: its problems are reported in its own file
   Problems problems;
   merge_overlay(base, root, path, "", problems);
@@ -207,13 +222,21 @@ YAML::Node load_with_base(const std::string& path, std::vector<std::string>& cha
 
 }  // namespace
 
-YAML::Node load_hardware_document(const std::string& path) {
+YAML::Node load_hardware_document(const std::string& path, const ShippedHardware& shipped) {
   std::vector<std::string> chain{path};
-  return load_with_base(path, chain);
+  return load_with_base(path, chain, shipped);
 }
 
-HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
-  YAML::Node root = load_hardware_document(path);
+YAML::Node resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
+                                      const ShippedHardware& shipped) {
+  YAML::Node root = load_hardware_document(path, shipped);
+  apply_overrides(root, overrides, path);
+  return root;
+}
+
+HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides,
+                             const ShippedHardware& shipped) {
+  YAML::Node root = resolved_hardware_document(path, overrides, shipped);
   apply_overrides(root, overrides, path);
   return read_hardware(root, path);
 }

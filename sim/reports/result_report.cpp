@@ -128,4 +128,16 @@ void write_json_file(const std::string& path, const nlohmann::json& doc) {
   f << doc.dump(2) << '\n';
 }
 
+void write_text_file(const std::string& path, const std::string& bytes, const std::string& what) {
+  if (path == "-") {
+    std::cout << bytes;
+    return;
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw InputError(path + ": cannot write the " + what + " file");
+  f << bytes;
+  f.close();
+  if (!f) throw InputError(path + ": cannot write the " + what + " file");
+}
+
 }  // namespace stasim
