@@ -11,24 +11,26 @@ KernelBuilder::KernelBuilder(ScheduleGraph& graph, const HardwareConfig& hw, std
       next_queue_(hw.lnc, 0), next_bank_(hw.lnc, 0), reserved_(hw.lnc, std::vector<char>(hw.psum.banks, 0)) {}
 
 OpId KernelBuilder::add(Op op, const Deps& deps, const char* phase, const std::string& label) {
-  op.name.reserve(prefix_.size() + label.size());
-  op.name.append(prefix_).append(label);
+  op.phase = phase_of(phase);
+  OpId id = graph_.add_op(std::move(op), label, prefix_);
+  for (OpId d : deps)
+    if (d != kNoOp) graph_.add_dep(d, id);
+  return id;
+}
+
+std::uint16_t KernelBuilder::phase_of(const char* phase) {
   // Phases are string literals: look them up by address first (a builder adds tens of thousands of ops).
   auto cached = std::find_if(phase_cache_.begin(), phase_cache_.end(), [phase](const auto& p) { return p.first == phase; });
   if (cached == phase_cache_.end()) {
     phase_cache_.emplace_back(phase, graph_.phase_id(phase));
     cached = phase_cache_.end() - 1;
   }
-  op.phase = cached->second;
-  OpId id = graph_.add_op(std::move(op));
-  for (OpId d : deps)
-    if (d != kNoOp) graph_.add_dep(d, id);
-  return id;
+  return cached->second;
 }
 
 OpId KernelBuilder::dma(std::uint8_t core, std::uint64_t bytes, std::uint32_t partitions, Location src,
                         Location dst, const Deps& deps, const char* phase, const std::string& label, int queue,
-                        std::uint8_t peer, std::uint32_t contiguous) {
+                        std::uint8_t peer, std::uint32_t contiguous, DgeMode dge) {
   Op op;
   op.engine = Engine::dma;
   op.kind = OpKind::transfer;
@@ -39,12 +41,39 @@ OpId KernelBuilder::dma(std::uint8_t core, std::uint64_t bytes, std::uint32_t pa
   op.dst = dst;
   op.peer_core = peer;
   op.contiguous_bytes = contiguous;
+  op.dge = dge;
   if (queue >= 0) {
     op.queue = static_cast<std::uint16_t>(queue);
   } else {
     op.queue = static_cast<std::uint16_t>(next_queue_[core]);
     next_queue_[core] = (next_queue_[core] + 1) % dma_queues_;
   }
+  last_descriptor_op_ = kNoOp;
+  if (dge != DgeMode::swdge) return add(std::move(op), deps, phase, label);
+  // Software DGE: GpSimd writes the descriptors once the addresses are known (the transfer's own dependencies),
+  // in its program order at this point; the transfer starts when they are written.
+  Op named = op;
+  named.phase = phase_of(phase);
+  OpId gen = graph_.add_descriptor_op(named, prefix_ + label);
+  for (OpId d : deps)
+    if (d != kNoOp) graph_.add_dep(d, gen);
+  OpId id = add(std::move(op), {gen}, phase, label);
+  last_descriptor_op_ = gen;
+  return id;
+}
+
+OpId KernelBuilder::gather(std::uint8_t core, std::uint32_t elements, std::uint32_t partitions,
+                           std::uint16_t elements_per_index, std::uint8_t index_bytes, const Deps& deps,
+                           const char* phase, const std::string& label, Dtype dtype) {
+  Op op;
+  op.engine = Engine::gpsimd;
+  op.kind = OpKind::gather;
+  op.core = core;
+  op.free = std::max<std::uint32_t>(1, elements);
+  op.partitions = std::max<std::uint32_t>(1, std::min(partitions, hw_.sbuf.partitions));
+  op.elements_per_index = std::max<std::uint16_t>(1, elements_per_index);
+  op.index_bytes = index_bytes;
+  op.dtype = dtype;
   return add(std::move(op), deps, phase, label);
 }
 

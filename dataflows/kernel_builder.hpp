@@ -32,10 +32,21 @@ class KernelBuilder {
   // Label prefix of the ops that follow, e.g. "L3." (layer) — kept short: labels are built for every op.
   void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
 
-  // A DMA transfer on the next queue of `core` (or `queue` when >= 0).
+  // A DMA transfer on the next queue of `core` (or `queue` when >= 0). `contiguous`: the run in HBM each
+  // descriptor covers (0 = a partition's bytes), so it takes partitions x ceil(bytes per partition / run)
+  // descriptors. `dge`: who writes them (schedule_graph.hpp DgeMode); with swdge a GpSimd `descriptors` op
+  // "<label>.dge" is emitted first, takes `deps`, and the transfer waits for it (descriptor_op() returns it).
   OpId dma(std::uint8_t core, std::uint64_t bytes, std::uint32_t partitions, Location src, Location dst,
            const Deps& deps, const char* phase, const std::string& label, int queue = -1, std::uint8_t peer = 0,
-           std::uint32_t contiguous = 0);
+           std::uint32_t contiguous = 0, DgeMode dge = DgeMode::static_);
+  // The descriptor-generation op of the last swdge dma() (kNoOp after any other transfer).
+  OpId descriptor_op() const { return last_descriptor_op_; }
+  // A GpSimd gather (nki.isa.nc_n_gather / local_gather, engines/gather_cost.hpp): `elements` gathered per
+  // partition on `partitions` partitions, `elements_per_index` contiguous elements per index, indices stored
+  // `index_bytes` wide (1 for uint8 code indices: widened to uint32 first), data of `dtype`.
+  OpId gather(std::uint8_t core, std::uint32_t elements, std::uint32_t partitions, std::uint16_t elements_per_index,
+              std::uint8_t index_bytes, const Deps& deps, const char* phase, const std::string& label,
+              Dtype dtype = Dtype::bf16);
   OpId matmul(std::uint8_t core, std::uint32_t k, std::uint32_t m, std::uint32_t n, bool new_stationary,
               const Accumulator& acc, const Deps& deps, const char* phase, const std::string& label,
               Dtype dtype = Dtype::bf16);
@@ -60,6 +71,7 @@ class KernelBuilder {
 
  private:
   OpId add(Op op, const Deps& deps, const char* phase, const std::string& label);
+  std::uint16_t phase_of(const char* phase);
 
   ScheduleGraph& graph_;
   const HardwareConfig& hw_;
@@ -69,6 +81,7 @@ class KernelBuilder {
   std::vector<std::uint32_t> next_bank_;   // per core
   std::vector<std::vector<char>> reserved_;  // per core and bank: held by a long-lived group
   std::vector<std::pair<const char*, std::uint16_t>> phase_cache_;
+  OpId last_descriptor_op_ = kNoOp;
 };
 
 // Ceiling division for tile counts.

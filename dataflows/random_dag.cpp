@@ -11,10 +11,9 @@ ScheduleGraph random_dag(std::size_t count, std::uint32_t cores, std::uint64_t s
   ScheduleGraph g;
   g.reserve(count, count * 2);
   char name[16];
-  auto add = [&](Op op) {
+  auto add = [&](const Op& op) {
     std::snprintf(name, sizeof name, "op%07zu", g.size());
-    op.name = name;
-    return g.add_op(std::move(op));
+    return g.add_op(op, name);
   };
   std::uint32_t next_bank = 0;
   while (g.size() < count) {
@@ -59,7 +58,9 @@ ScheduleGraph random_dag(std::size_t count, std::uint32_t cores, std::uint64_t s
       g.add_dep(static_cast<OpId>(id - 1 - pick(window)), id);
     }
     if (matmul) {
-      std::uint32_t group = g.join_psum_group(id, g.op(id).name);
+      // A group of its own per matmul (the builders' form: no lookup of open groups by name).
+      std::uint32_t group = g.new_psum_group(op.core, op.psum_bank, g.name(id));
+      g.add_to_psum_group(id, group);
       Op drain;
       drain.core = op.core;
       drain.engine = Engine::vector;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/dma_descriptors.hpp"
+
 namespace stasim::cost {
 namespace {
 
@@ -53,6 +55,10 @@ double gather_cycles(const EngineConfig& g, std::uint32_t elements) {
   return g.start_cycles + elements / g.gather_elements_per_cycle;
 }
 
+double descriptor_generation_cycles(const EngineConfig& g, const Op& op) {
+  return g.start_cycles + static_cast<double>(descriptor_count(op)) * g.swdge_descriptor_cycles;
+}
+
 Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes) {
   return ps_from_ns(c.alpha_ns + c.beta_ns_per_byte * static_cast<double>(bytes));
 }
@@ -91,6 +97,7 @@ Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) 
     case OpKind::memset: cycles = memset_cycles(e, op.free, op.dtype); break;
     case OpKind::iota: cycles = iota_cycles(e, op.free); break;
     case OpKind::gather: cycles = gather_cycles(e, op.free); break;
+    case OpKind::descriptors: cycles = descriptor_generation_cycles(e, op); break;
     default: break;
   }
   if (dependent) cycles += e.static_overhead_cycles;

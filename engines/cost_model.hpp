@@ -34,6 +34,10 @@ double iota_cycles(const EngineConfig& g, std::uint32_t free);
 // the throughput is an assumption, HF §6.6).
 double gather_cycles(const EngineConfig& g, std::uint32_t elements);
 
+// Software DGE on GpSimd: GPSIMD_START plus swdge_descriptor_cycles per descriptor of the transfer the op
+// describes (sim/core/dma_descriptors.hpp). Nothing public gives the per-descriptor cost (HF §6.5): assumed.
+double descriptor_generation_cycles(const EngineConfig& g, const Op& op);
+
 // TP all-reduce of `bytes` per rank: alpha + bytes x beta (parameters in the hardware config; assumed values).
 Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes);
 

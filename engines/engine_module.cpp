@@ -1,20 +1,34 @@
 #include "engines/engine_module.hpp"
 
-#include "engines/cost_model.hpp"
-
 namespace stasim {
 namespace {
 
-Picoseconds now_ps() { return static_cast<Picoseconds>(sc_core::sc_time_stamp().value()); }
 sc_core::sc_time after(Picoseconds ps) { return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps)); }
 
 }  // namespace
 
-EngineModule::EngineModule(sc_core::sc_module_name name, RunState& state, std::uint32_t queue)
-    : sc_core::sc_module(name), state_(state), queue_(queue) {
+EngineModule::EngineModule(const char* name) {
+  sc_core::sc_spawn_options options;
+  options.spawn_method();
+  options.dont_initialize();
+  options.set_sensitivity(&wake_);
+  sc_core::sc_spawn(sc_bind(&EngineModule::step, this), name, &options);
+}
+
+void EngineModule::bind(RunState& state, std::uint32_t queue) {
+  state_ = &state;
+  queue_ = queue;
+  running_ = kNoOp;
+  running_end_ps_ = 0;
+  psum_wait_ = kNoOp;
+  activations_ = 0;
   state.set_listener(queue, this);
-  SC_METHOD(step);
-  sensitive << wake_;
+}
+
+void EngineModule::start_run() { wake_.notify(sc_core::SC_ZERO_TIME); }
+
+Picoseconds EngineModule::now_ps() const {
+  return static_cast<Picoseconds>(sc_core::sc_time_stamp().value() - state_->origin());
 }
 
 void EngineModule::wake(Picoseconds at_ps) {
@@ -27,32 +41,32 @@ void EngineModule::step() {
   Picoseconds now = now_ps();
   if (running_ != kNoOp) {
     if (now < running_end_ps_) {  // woken early: keep waiting for the op to end
-      next_trigger(after(running_end_ps_ - now));
+      sc_core::next_trigger(after(running_end_ps_ - now));
       return;
     }
     OpId done = running_;
     running_ = kNoOp;
-    state_.finish(done, now);
+    state_->finish(done, now);
   }
-  OpId op = state_.head(queue_);
-  if (op == kNoOp || !state_.deps_done(op)) return;  // a dependency's finish() wakes us
-  if (state_.ready_ps(op) > now) {                    // semaphore latency still in flight
-    next_trigger(after(state_.ready_ps(op) - now));
+  OpId op = state_->head(queue_);
+  if (op == kNoOp || !state_->deps_done(op)) return;  // a dependency's finish() wakes us
+  if (state_->ready_ps(op) > now) {                    // semaphore latency still in flight
+    sc_core::next_trigger(after(state_->ready_ps(op) - now));
     return;
   }
-  if (PsumArbiter* psum = state_.psum()) {
+  if (PsumArbiter* psum = state_->psum()) {
     OpId release = psum->admit(op, queue_);
     if (release != kNoOp) {  // the bank's release wakes us
       psum_wait_ = release;
       return;
     }
   }
-  Picoseconds duration = cost::op_duration(state_.graph().op(op), state_.hw(), state_.depends_on_predecessor(op));
-  state_.start(queue_, now, psum_wait_);
+  Picoseconds duration = state_->duration_ps(op);
+  state_->start(queue_, now, psum_wait_);
   psum_wait_ = kNoOp;
   running_ = op;
   running_end_ps_ = now + duration;
-  next_trigger(after(duration));
+  sc_core::next_trigger(after(duration));
 }
 
 }  // namespace stasim

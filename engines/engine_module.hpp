@@ -1,7 +1,9 @@
 // EngineModule: one compute engine (tensor, vector, scalar or GpSimd) of one core as a SystemC process. It
 // executes its queue in program order: the head op starts when its dependencies are done (RunState adds the
 // semaphore latency), the previous op has finished, and its PSUM bank is granted; it then occupies the engine
-// for its cost (engines/cost_model.hpp). The process sleeps until the op ends or something wakes it.
+// for its cost (computed before the run from engines/cost_model.hpp). The process sleeps until the op ends or
+// something wakes it. A process's kernel keeps its engine processes for every run: bind() gives one the queue
+// it runs next.
 #pragma once
 
 #include <systemc>
@@ -10,18 +12,22 @@
 
 namespace stasim {
 
-class EngineModule : public sc_core::sc_module, public QueueListener {
+class EngineModule : public QueueListener {
  public:
-  SC_HAS_PROCESS(EngineModule);
-  EngineModule(sc_core::sc_module_name name, RunState& state, std::uint32_t queue);
+  // Spawns the engine's process, asleep until a run binds and starts it.
+  explicit EngineModule(const char* name);
+  void bind(RunState& state, std::uint32_t queue);
+  // Runs the process once at the start of the run (as SystemC's initialization would).
+  void start_run();
   void wake(Picoseconds at_ps) override;
   std::uint64_t activations() const { return activations_; }
 
  private:
   void step();
+  Picoseconds now_ps() const;
 
-  RunState& state_;
-  std::uint32_t queue_;
+  RunState* state_ = nullptr;
+  std::uint32_t queue_ = 0;
   sc_core::sc_event wake_;
   OpId running_ = kNoOp;
   Picoseconds running_end_ps_ = 0;

@@ -1,15 +1,27 @@
 #include "memory/bandwidth_sharing.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace stasim {
 
 std::vector<double> max_min_fair_share(const std::vector<double>& capacity, const std::vector<Flow>& flows) {
-  std::vector<double> rate(flows.size(), 0.0);
-  std::vector<double> left = capacity;
-  std::vector<char> frozen(flows.size(), 0);
+  std::vector<double> rate;
+  FairShareScratch scratch;
+  max_min_fair_share(capacity, flows, rate, scratch);
+  return rate;
+}
+
+void max_min_fair_share(const std::vector<double>& capacity, const std::vector<Flow>& flows,
+                        std::vector<double>& rate, FairShareScratch& scratch) {
+  rate.assign(flows.size(), 0.0);
+  std::vector<double>& left = scratch.left;
+  std::vector<char>& frozen = scratch.frozen;
+  std::vector<std::uint32_t>& users = scratch.users;
+  left.assign(capacity.begin(), capacity.end());
+  frozen.assign(flows.size(), 0);
+  users.resize(capacity.size());
   std::size_t unfrozen = flows.size();
-  std::vector<std::uint32_t> users(capacity.size());
   while (unfrozen > 0) {
     std::fill(users.begin(), users.end(), 0);
     for (std::size_t f = 0; f < flows.size(); ++f)
@@ -37,7 +49,6 @@ std::vector<double> max_min_fair_share(const std::vector<double>& capacity, cons
         frozen[f] = 2;  // its share is now taken out of every resource it uses
       }
   }
-  return rate;
 }
 
 }  // namespace stasim

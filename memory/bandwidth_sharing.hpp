@@ -17,4 +17,14 @@ struct Flow {
 // Rates per flow in the capacities' unit. Every flow must use at least one resource.
 std::vector<double> max_min_fair_share(const std::vector<double>& capacity, const std::vector<Flow>& flows);
 
+// The same into `rate` (resized to the flows), with its working memory in `scratch`: the DMA module calls it
+// at every change of the transfers in flight and keeps both between calls, so it allocates nothing.
+struct FairShareScratch {
+  std::vector<double> left;
+  std::vector<char> frozen;
+  std::vector<std::uint32_t> users;
+};
+void max_min_fair_share(const std::vector<double>& capacity, const std::vector<Flow>& flows,
+                        std::vector<double>& rate, FairShareScratch& scratch);
+
 }  // namespace stasim

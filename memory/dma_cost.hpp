@@ -15,7 +15,8 @@ namespace stasim::cost {
 
 double dma_effective_bytes(std::uint64_t bytes, std::uint32_t partitions, double knee_bytes_per_partition,
                            std::uint32_t contiguous = 0);
-// fixed_ns, plus the link latency for a cross-core transfer.
+// fixed_ns, plus the link latency for a cross-core transfer, plus the hardware-DGE instruction (~600 ns on
+// NC-v3, A2/A7) on the issuing queue for an hwdge transfer.
 Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw);
 bool touches_hbm(const Op& op);
 bool crosses_cores(const Op& op);

@@ -4,35 +4,60 @@
 #include <cmath>
 #include <limits>
 
-#include "memory/dma_cost.hpp"
-
 namespace stasim {
 namespace {
 
-Picoseconds now_ps() { return static_cast<Picoseconds>(sc_core::sc_time_stamp().value()); }
 sc_core::sc_time after(Picoseconds ps) { return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps)); }
 
 }  // namespace
 
-DmaModule::DmaModule(sc_core::sc_module_name name, RunState& state) : sc_core::sc_module(name), state_(state) {
+DmaModule::DmaModule(const char* name) {
+  sc_core::sc_spawn_options options;
+  options.spawn_method();
+  options.dont_initialize();
+  options.set_sensitivity(&wake_);
+  sc_core::sc_spawn(sc_bind(&DmaModule::step, this), name, &options);
+}
+
+void DmaModule::bind(RunState& state) {
+  state_ = &state;
   const HardwareConfig& hw = state.hw();
   const auto& queues = state.graph().queues();
   busy_.assign(queues.size(), 0);
+  considered_.assign(queues.size(), 0);
+  candidates_.clear();
+  while (listeners_.size() < queues.size())
+    listeners_.push_back(std::make_unique<QueueWake>(*this, static_cast<std::uint32_t>(listeners_.size())));
   for (std::uint32_t q = 0; q < queues.size(); ++q) {
     if (queues[q].engine != Engine::dma) continue;
-    queues_.push_back(q);
-    listeners_.push_back(std::make_unique<QueueWake>(*this, q));
-    state.set_listener(q, listeners_.back().get());
+    state.set_listener(q, listeners_[q].get());
+    consider(q);  // every queue looks at its first transfer when the run starts
   }
+  waiting_.clear();
+  moving_.clear();
   // Resources: 0..lnc-1 each core's DMA engines, lnc the HBM share of the simulated cores, lnc+1 the link.
+  capacity_.clear();
   for (std::uint32_t c = 0; c < hw.lnc; ++c) capacity_.push_back(hw.dma.bytes_per_ns() / 1000.0);
   capacity_.push_back(hw.hbm_bytes_per_ns_available() / 1000.0);
   capacity_.push_back(hw.link.bytes_per_ns / 1000.0);
-  SC_METHOD(step);
-  sensitive << wake_;
+  last_update_ = 0;
+  activations_ = 0;
 }
 
-void DmaModule::wake_at(Picoseconds at_ps) {
+void DmaModule::start_run() { wake_.notify(sc_core::SC_ZERO_TIME); }
+
+Picoseconds DmaModule::now_ps() const {
+  return static_cast<Picoseconds>(sc_core::sc_time_stamp().value() - state_->origin());
+}
+
+void DmaModule::consider(std::uint32_t queue) {
+  if (considered_[queue]) return;
+  considered_[queue] = 1;
+  candidates_.push_back(queue);
+}
+
+void DmaModule::wake_queue(std::uint32_t queue, Picoseconds at_ps) {
+  consider(queue);
   Picoseconds now = now_ps();
   wake_.notify(after(at_ps > now ? at_ps - now : 0));
 }
@@ -45,31 +70,25 @@ void DmaModule::advance(Picoseconds now) {
 }
 
 void DmaModule::share_bandwidth(Picoseconds now) {
-  std::vector<Flow> flows;
-  flows.reserve(moving_.size());
-  for (const Transfer& t : moving_) flows.push_back(t.flow);
-  std::vector<double> rates = max_min_fair_share(capacity_, flows);
+  flows_.clear();
+  for (const Transfer& t : moving_) flows_.push_back(t.flow);
+  max_min_fair_share(capacity_, flows_, rates_, share_scratch_);
   for (std::size_t i = 0; i < moving_.size(); ++i) {
     Transfer& t = moving_[i];
-    t.rate = rates[i];
+    t.rate = rates_[i];
     // Finishing times are rounded up to the picosecond, so a transfer never ends before its bytes moved.
     t.finish_ps = now + (t.remaining_bytes > 0 ? static_cast<Picoseconds>(std::ceil(t.remaining_bytes / t.rate - 1e-6)) : 0);
   }
 }
 
 DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds now) {
-  const HardwareConfig& hw = state_.hw();
-  const Op& o = state_.graph().op(op);
-  Transfer t{op, queue, 0, 0.0, 0.0, 0, Flow{}};
-  if (o.duration_ps >= 0) {  // an explicit duration occupies the queue and no bandwidth
-    t.data_start_ps = now + o.duration_ps;
-  } else {
-    t.data_start_ps = now + cost::dma_fixed_ps(o, hw);
-    t.remaining_bytes = cost::dma_effective_bytes(o.bytes, o.partitions, hw.dma.knee_bytes_per_partition, o.contiguous_bytes);
-  }
+  const HardwareConfig& hw = state_->hw();
+  const RunOp& o = state_->run().ops[op];
+  const RunDma& d = state_->run().dma[o.aux];
+  Transfer t{op, queue, now + o.duration_ps, d.effective_bytes, 0.0, 0, Flow{}};
   t.flow.use(o.core);
-  if (cost::touches_hbm(o)) t.flow.use(hw.lnc);
-  if (cost::crosses_cores(o)) t.flow.use(hw.lnc + 1);
+  if (d.uses_hbm) t.flow.use(hw.lnc);
+  if (d.crosses_cores) t.flow.use(hw.lnc + 1);
   return t;
 }
 
@@ -83,7 +102,8 @@ void DmaModule::step() {
   for (std::size_t i = 0; i < moving_.size();) {
     if (moving_[i].finish_ps <= now) {
       busy_[moving_[i].queue] = 0;
-      state_.finish(moving_[i].op, now);
+      consider(moving_[i].queue);
+      state_->finish(moving_[i].op, now);
       moving_[i] = moving_.back();
       moving_.pop_back();
       changed = true;
@@ -99,7 +119,8 @@ void DmaModule::step() {
       waiting_.pop_back();
       if (t.remaining_bytes <= 0) {
         busy_[t.queue] = 0;
-        state_.finish(t.op, now);
+        consider(t.queue);
+        state_->finish(t.op, now);
       } else {
         moving_.push_back(t);
         changed = true;
@@ -108,17 +129,22 @@ void DmaModule::step() {
       ++i;
     }
   }
-  // Idle queues start their head transfer when its dependencies are met.
+  // Idle queues start their head transfer when its dependencies are met, in queue order. Only queues woken
+  // or freed since the last look (or still waiting for a ready time) can start; the others stay as they were.
   Picoseconds next = std::numeric_limits<Picoseconds>::max();
-  for (std::uint32_t q : queues_) {
+  std::sort(candidates_.begin(), candidates_.end());
+  still_waiting_.clear();
+  for (std::uint32_t q : candidates_) {
+    considered_[q] = 0;
     if (busy_[q]) continue;
-    OpId op = state_.head(q);
-    if (op == kNoOp || !state_.deps_done(op)) continue;
-    if (state_.ready_ps(op) > now) {
-      next = std::min(next, state_.ready_ps(op));
+    OpId op = state_->head(q);
+    if (op == kNoOp || !state_->deps_done(op)) continue;
+    if (state_->ready_ps(op) > now) {
+      next = std::min(next, state_->ready_ps(op));
+      still_waiting_.push_back(q);
       continue;
     }
-    state_.start(q, now, kNoOp);
+    state_->start(q, now, kNoOp);
     Transfer t = begin(op, q, now);
     busy_[q] = 1;
     if (t.data_start_ps <= now && t.remaining_bytes > 0) {
@@ -128,14 +154,16 @@ void DmaModule::step() {
       waiting_.push_back(t);
     }
   }
+  candidates_.swap(still_waiting_);
+  for (std::uint32_t q : candidates_) considered_[q] = 1;
   if (changed) share_bandwidth(now);
 
   for (const Transfer& t : waiting_) next = std::min(next, t.data_start_ps);
   for (const Transfer& t : moving_) next = std::min(next, t.finish_ps);
   if (next == std::numeric_limits<Picoseconds>::max()) {
-    next_trigger(wake_);
+    sc_core::next_trigger(wake_);
   } else {
-    next_trigger(after(next - now), wake_);
+    sc_core::next_trigger(after(next - now), wake_);
   }
 }
 

@@ -1,8 +1,9 @@
 // DmaModule: every DMA queue of every simulated core, as one SystemC process, because transfers in flight
 // share bandwidth and so cannot be timed one by one. A queue runs one transfer at a time in program order;
-// a transfer waits fixed_ns, then moves its effective bytes at a max-min fair rate over its core's DMA
+// a transfer waits its fixed phase, then moves its effective bytes at a max-min fair rate over its core's DMA
 // engines, the HBM share of the simulated cores and (across cores) the link; rates are recomputed at every
-// start and finish. The process sleeps until the next start, phase change or finish.
+// start and finish. The process sleeps until the next start, phase change or finish. Only the queues that were
+// woken or freed since the last activation are looked at, and its working memory lasts across runs.
 #pragma once
 
 #include <systemc>
@@ -15,10 +16,14 @@
 
 namespace stasim {
 
-class DmaModule : public sc_core::sc_module {
+class DmaModule {
  public:
-  SC_HAS_PROCESS(DmaModule);
-  DmaModule(sc_core::sc_module_name name, RunState& state);
+  // Spawns the process, asleep until a run binds and starts it.
+  explicit DmaModule(const char* name);
+  // Takes every DMA queue of the run's graph.
+  void bind(RunState& state);
+  // Runs the process once at the start of the run (as SystemC's initialization would).
+  void start_run();
   std::uint64_t activations() const { return activations_; }
 
  private:
@@ -34,26 +39,33 @@ class DmaModule : public sc_core::sc_module {
   class QueueWake : public QueueListener {
    public:
     QueueWake(DmaModule& m, std::uint32_t queue) : module_(m), queue_(queue) {}
-    void wake(Picoseconds at_ps) override { module_.wake_at(at_ps); }
+    void wake(Picoseconds at_ps) override { module_.wake_queue(queue_, at_ps); }
    private:
     DmaModule& module_;
     std::uint32_t queue_;
   };
 
   void step();
-  void wake_at(Picoseconds at_ps);
+  void wake_queue(std::uint32_t queue, Picoseconds at_ps);
+  void consider(std::uint32_t queue);
   void advance(Picoseconds now);
   void share_bandwidth(Picoseconds now);
   Transfer begin(OpId op, std::uint32_t queue, Picoseconds now);
+  Picoseconds now_ps() const;
 
-  RunState& state_;
+  RunState* state_ = nullptr;
   sc_core::sc_event wake_;
-  std::vector<std::uint32_t> queues_;            // the DMA queues of the graph
   std::vector<char> busy_;                       // per graph queue: a transfer in flight
-  std::vector<std::unique_ptr<QueueWake>> listeners_;
+  std::vector<char> considered_;                 // per graph queue: listed in candidates_
+  std::vector<std::uint32_t> candidates_;        // queues that may start their head: woken, freed or waiting
+  std::vector<std::uint32_t> still_waiting_;     // candidates whose head is ready later
+  std::vector<std::unique_ptr<QueueWake>> listeners_;  // per graph queue, kept across runs
   std::vector<Transfer> waiting_;                // in the fixed phase
   std::vector<Transfer> moving_;                 // in the data phase
   std::vector<double> capacity_;                 // bytes per ps: cores' DMA, HBM share, link
+  std::vector<Flow> flows_;
+  std::vector<double> rates_;
+  FairShareScratch share_scratch_;
   Picoseconds last_update_ = 0;
   std::uint64_t activations_ = 0;
 };

@@ -1,6 +1,7 @@
 // PSUM banks of every simulated core as a blocking resource: an accumulation group takes its bank at the start
 // of its first op and keeps it until its release op ends; an op whose bank is held by another group waits, and
-// its queue is woken at the release. Counts the peak number of banks held on a core.
+// its queue is woken at the release. Counts the peak number of banks held on a core. reset() starts a run and
+// keeps the waiter lists' memory, so a release allocates nothing.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@ namespace stasim {
 
 class PsumBankModel : public PsumArbiter {
  public:
-  explicit PsumBankModel(RunState& state);
+  void reset(RunState& state);
 
   OpId admit(OpId op, std::uint32_t queue) override;
   void finished(OpId op, Picoseconds now_ps) override;
@@ -25,10 +26,11 @@ class PsumBankModel : public PsumArbiter {
   static constexpr std::uint32_t kFree = 0xFFFFFFFFu;
   std::size_t slot(std::uint32_t core, std::uint32_t bank) const { return core * banks_ + bank; }
 
-  RunState& state_;
-  std::uint32_t banks_;
+  RunState* state_ = nullptr;
+  std::uint32_t banks_ = 0;
   std::vector<std::uint32_t> holder_;                 // group holding each (core, bank), or kFree
   std::vector<std::vector<std::uint32_t>> waiters_;   // queues waiting for each (core, bank)
+  std::vector<std::uint32_t> waking_;                 // the waiters of a bank being released
   std::vector<std::uint32_t> held_;                   // banks held per core
   std::uint32_t peak_ = 0;
 };

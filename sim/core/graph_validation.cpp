@@ -30,7 +30,7 @@ bool engine_runs(Engine e, OpKind k) {
     case Engine::scalar: return is_elementwise(k);
     case Engine::vector: return is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce;
     case Engine::gpsimd:
-      return k == OpKind::iota || k == OpKind::gather ||
+      return k == OpKind::iota || k == OpKind::gather || k == OpKind::descriptors ||
              (is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce);
     case Engine::dma: return k == OpKind::transfer;
     case Engine::collective: return k == OpKind::all_reduce;
@@ -71,13 +71,25 @@ void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& 
       bad("m = " + std::to_string(o.m) + " exceeds the stationary free limit " + std::to_string(hw.tensor.columns));
     if (o.n > hw.tensor.max_moving_free)
       bad("n = " + std::to_string(o.n) + " exceeds the moving free limit " + std::to_string(hw.tensor.max_moving_free));
-  } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce) {
-    if (o.bytes == 0) bad(o.kind == OpKind::transfer ? "a DMA transfer needs positive bytes" : "an all_reduce needs positive bytes");
+  } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce || o.kind == OpKind::descriptors) {
+    if (o.bytes == 0) bad(o.kind == OpKind::all_reduce ? "an all_reduce needs positive bytes" : "a DMA transfer needs positive bytes");
   } else if (o.kind == OpKind::fixed) {
     bad("kind 'fixed' needs cycles or duration_ns");
   } else if (o.free == 0) {
     bad(std::string(op_kind_name(o.kind)) + " needs a positive free size");
   }
+  if (o.kind == OpKind::gather) {
+    if (o.elements_per_index == 0 || (o.free > 0 && o.elements_per_index > o.free))
+      bad("elements_per_index = " + std::to_string(o.elements_per_index) + " must be between 1 and the " +
+          std::to_string(o.free) + " elements gathered per partition (free)");
+    if (o.index_bytes != 1 && o.index_bytes != 2 && o.index_bytes != 4)
+      bad("index_bytes = " + std::to_string(o.index_bytes) + " must be 1, 2 or 4");
+  }
+  if (o.dge != DgeMode::static_ && o.kind != OpKind::transfer && o.kind != OpKind::descriptors)
+    bad(std::string("only DMA transfers have a descriptor-generation mode (dge = ") + dge_mode_name(o.dge) + ")");
+  if (o.kind == OpKind::transfer && o.dge == DgeMode::hwdge && hw.dma.hwdge_instances == 0)
+    bad("dge = hwdge needs a hardware descriptor-generation engine; " + hw.name +
+        " has none (core.dma.hwdge_instances = 0): use swdge or static");
   if (o.kind == OpKind::transfer) {
     if (o.src == Location::peer || o.dst == Location::peer) {
       if (o.peer_core >= hw.lnc || o.peer_core == o.core)
@@ -112,7 +124,7 @@ OrderGraph build_order_graph(const ScheduleGraph& g) {
   std::size_t n = g.size();
   og.indegree.assign(n, 0);
   og.next_in_queue.assign(n, kNoOp);
-  for (OpId v = 0; v < n; ++v) og.indegree[v] = static_cast<std::uint32_t>(boost::in_degree(v, g.graph()));
+  for (OpId v = 0; v < n; ++v) og.indegree[v] = static_cast<std::uint32_t>(g.in_degree(v));
   for (const Queue& q : g.queues()) {
     for (std::size_t i = 1; i < q.ops.size(); ++i) {
       og.next_in_queue[q.ops[i - 1]] = q.ops[i];
@@ -141,8 +153,8 @@ std::string describe_cycle(const ScheduleGraph& g, const std::vector<char>& done
     path.push_back(cur);
     OpId next = kNoOp;
     bool queue_edge = false;
-    for (auto [e, end] = boost::in_edges(cur, g.graph()); e != end; ++e) {
-      OpId s = static_cast<OpId>(boost::source(*e, g.graph()));
+    for (ScheduleGraph::EdgeId e : g.in_edges(cur)) {
+      OpId s = g.source(e);
       if (!done[s]) { next = s; break; }
     }
     if (next == kNoOp) { next = prev_in_queue[cur]; queue_edge = true; }
@@ -180,8 +192,8 @@ std::vector<OpId> execution_order(const ScheduleGraph& g) {
     if (og.indegree[v] == 0) order.push_back(v);
   for (std::size_t i = 0; i < order.size(); ++i) {
     OpId v = order[i];
-    for (auto [e, end] = boost::out_edges(v, g.graph()); e != end; ++e) {
-      OpId t = static_cast<OpId>(boost::target(*e, g.graph()));
+    for (ScheduleGraph::EdgeId e : g.out_edges(v)) {
+      OpId t = g.target(e);
       if (--og.indegree[t] == 0) order.push_back(t);
     }
     OpId nq = og.next_in_queue[v];
@@ -193,7 +205,7 @@ std::vector<OpId> execution_order(const ScheduleGraph& g) {
 
 void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLocator& where,
                     const BufferLocator& buffer_where) {
-  OpLocator who = where ? where : [&g](OpId id) { return "op '" + g.op(id).name + "'"; };
+  OpLocator who = where ? where : [&g](OpId id) { return "op '" + g.name(id) + "'"; };
   Problems p;
   const std::size_t n = g.size();
   constexpr std::size_t kMaxReported = 50;
@@ -204,12 +216,12 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   for (const Queue& q : g.queues())
     for (std::size_t i = 0; i < q.ops.size(); ++i) position[q.ops[i]] = static_cast<std::uint32_t>(i);
   for (OpId v = 0; v < n && p.list().size() < kMaxReported; ++v) {
-    for (auto [e, end] = boost::in_edges(v, g.graph()); e != end; ++e) {
-      OpId s = static_cast<OpId>(boost::source(*e, g.graph()));
+    for (ScheduleGraph::EdgeId e : g.in_edges(v)) {
+      OpId s = g.source(e);
       if (s == v) {
         p.add(who(v) + ": depends on itself");
       } else if (g.queue_of(s) == g.queue_of(v) && position[s] > position[v]) {
-        p.add(who(v) + ": depends on '" + g.op(s).name + "', which comes later in the same " +
+        p.add(who(v) + ": depends on '" + g.name(s) + "', which comes later in the same " +
               engine_name(g.op(v).engine) + " queue (positions " + std::to_string(position[v]) + " and " +
               std::to_string(position[s]) + "); program order would deadlock");
       }
@@ -225,7 +237,7 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
     if (o.psum_bank != grp.bank || o.core != grp.core)
       p.add(who(v) + ": accumulates into PSUM bank " + std::to_string(o.psum_bank) + " of core " +
             std::to_string(o.core) + ", but its group '" + grp.name + "' holds bank " + std::to_string(grp.bank) +
-            " of core " + std::to_string(grp.core) + " (from op '" + g.op(grp.first_op).name + "')");
+            " of core " + std::to_string(grp.core) + " (from op '" + g.name(grp.first_op) + "')");
   }
   for (const PsumGroup& grp : g.psum_groups()) {
     if (grp.release_op != kNoOp) {
@@ -267,15 +279,15 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
       OpId v = ready.back();
       ready.pop_back();
       done[v] = 1;
-      for (auto [e, end] = boost::out_edges(v, g.graph()); e != end; ++e) {
-        OpId t = static_cast<OpId>(boost::target(*e, g.graph()));
+      for (ScheduleGraph::EdgeId e : g.out_edges(v)) {
+        OpId t = g.target(e);
         if (--og.indegree[t] == 0) ready.push_back(t);
       }
       OpId nq = og.next_in_queue[v];
       if (nq != kNoOp && --og.indegree[nq] == 0) ready.push_back(nq);
     }
     OpId first = kNoOp;
-    std::string cycle = describe_cycle(g, done, [&g](OpId id) { return "'" + g.op(id).name + "'"; }, first);
+    std::string cycle = describe_cycle(g, done, [&g](OpId id) { return "'" + g.name(id) + "'"; }, first);
     throw InputError(who(first) + ": dependency cycle: " + cycle);
   }
 
@@ -303,13 +315,12 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
           stack.push_back(s);
         }
       };
-      for (auto [e, end] = boost::in_edges(v, g.graph()); e != end; ++e)
-        visit(static_cast<OpId>(boost::source(*e, g.graph())));
+      for (ScheduleGraph::EdgeId e : g.in_edges(v)) visit(g.source(e));
       visit(prev_in_queue[v]);
     }
     if (!found)
       p.add(who(grp.release_op) + ": releases PSUM bank " + std::to_string(grp.bank) + " of group '" + grp.name +
-            "' but does not wait for its op '" + g.op(grp.last_op).name + "' (add it to deps)");
+            "' but does not wait for its op '" + g.name(grp.last_op) + "' (add it to deps)");
   }
   p.throw_if_any();
 }

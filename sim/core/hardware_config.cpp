@@ -9,7 +9,7 @@ namespace {
 // The ranges in which times stay far inside int64 picoseconds and byte counts inside 64 bits: a clock of
 // 1e-300 GHz or a bandwidth of 1e-300 B/ns would make one op outlast the simulator's time type.
 constexpr double kMinClockGhz = 0.01, kMaxClockGhz = 100;
-constexpr double kMaxCycles = 1e9, kMaxNs = 1e9;
+constexpr double kMaxCycles = 1e9, kMaxNs = 1e9, kMinNs = 0.001;
 constexpr double kMinFactor = 0.001, kMaxFactor = 1e6;
 constexpr double kMinBytesPerNs = 0.001, kMaxBytesPerNs = 1e9;
 constexpr double kMaxCount = 65536, kMaxBytesPerPartition = 1ull << 40;
@@ -25,7 +25,11 @@ void TensorEngineConfig::read(ConfigReader& r) {
       .optional("load_stationary_cycles", load_stationary_cycles)
       .optional("fp32_cost_factor", fp32_cost_factor)
       .optional("fp8_k_factor", fp8_k_factor)
-      .optional("mx_k_factor", mx_k_factor);
+      .optional("mx_k_factor", mx_k_factor)
+      .required("throttle_start_fraction", throttle_start_fraction)
+      .required("throttle_ramp_ns", throttle_ramp_ns)
+      .required("throttle_window_ns", throttle_window_ns)
+      .required("throttle_threshold", throttle_threshold);
   r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
   r.within("rows", rows, 1, kMaxCount);
   r.within("columns", columns, 1, kMaxCount);
@@ -34,6 +38,11 @@ void TensorEngineConfig::read(ConfigReader& r) {
   r.within("load_stationary_cycles", load_stationary_cycles, 0, kMaxCycles);
   r.within("fp32_cost_factor", fp32_cost_factor, kMinFactor, kMaxFactor);
   r.positive("fp8_k_factor", fp8_k_factor);
+  // A start fraction of 0 would never let the engine run; a window of 0 has no utilisation to measure.
+  r.within("throttle_start_fraction", throttle_start_fraction, kMinFactor, 1);
+  r.within("throttle_ramp_ns", throttle_ramp_ns, 0, kMaxNs);
+  r.within("throttle_window_ns", throttle_window_ns, kMinNs, kMaxNs);
+  r.within("throttle_threshold", throttle_threshold, 0, 1);
   r.finish();
 }
 
@@ -44,7 +53,13 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
       .optional("bf16_speedup", bf16_speedup)
       .optional("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup)
       .optional("reduce_extra_cycles", reduce_extra_cycles);
-  if (is_gpsimd) r.optional("start_cycles", start_cycles).optional("gather_elements_per_cycle", gather_elements_per_cycle);
+  if (is_gpsimd)
+    r.optional("start_cycles", start_cycles)
+        .optional("gather_elements_per_cycle", gather_elements_per_cycle)
+        .required("gather_group_elements", gather_group_elements)
+        .required("gather_index_cycles", gather_index_cycles)
+        .required("gather_word_cycles", gather_word_cycles)
+        .required("swdge_descriptor_cycles", swdge_descriptor_cycles);
   r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
   r.within("min_issue_cycles", min_issue_cycles, 0, kMaxCycles);
   r.within("static_overhead_cycles", static_overhead_cycles, 0, kMaxCycles);
@@ -53,6 +68,11 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
   r.within("reduce_extra_cycles", reduce_extra_cycles, 0, kMaxCycles);
   r.within("start_cycles", start_cycles, 0, kMaxCycles);
   r.within("gather_elements_per_cycle", gather_elements_per_cycle, kMinFactor, kMaxFactor);
+  r.within("gather_group_elements", gather_group_elements, 1, kMaxCount);
+  r.within("gather_index_cycles", gather_index_cycles, 0, kMaxCycles);
+  // A word must cost something: a gather of free cost would hide any modelling mistake upstream.
+  r.within("gather_word_cycles", gather_word_cycles, kMinFactor, kMaxCycles);
+  r.within("swdge_descriptor_cycles", swdge_descriptor_cycles, kMinFactor, kMaxCycles);
   r.finish();
 }
 
@@ -123,12 +143,18 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
       .required("queues", hw.dma.queues)
       .required("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine)
       .required("fixed_ns", hw.dma.fixed_ns)
-      .required("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition);
+      .required("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition)
+      .required("descriptor_ns", hw.dma.descriptor_ns)
+      .required("hwdge_ns", hw.dma.hwdge_ns)
+      .required("hwdge_instances", hw.dma.hwdge_instances);
   dma.within("engines", hw.dma.engines, 1, kMaxCount);
   dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
   dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
   dma.within("fixed_ns", hw.dma.fixed_ns, 0, kMaxNs);
   dma.within("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition, 0, kMaxBytesPerPartition);
+  dma.within("descriptor_ns", hw.dma.descriptor_ns, kMinNs, kMaxNs);
+  dma.within("hwdge_ns", hw.dma.hwdge_ns, 0, kMaxNs);
+  dma.within("hwdge_instances", hw.dma.hwdge_instances, 0, kMaxCount);
   dma.finish();
 
   ConfigReader link = core.section("link");

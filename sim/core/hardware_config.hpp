@@ -22,6 +22,13 @@ struct TensorEngineConfig {
   double fp32_cost_factor = 4;              // FP32 inputs run at a quarter rate
   std::uint32_t fp8_k_factor = 1;           // contraction multiplier of FP8 double_row (v3+: 2)
   std::uint32_t mx_k_factor = 0;            // contraction multiplier of MX matmuls (v4: 4; 0 = unsupported)
+  // dI/dt throttling (hardware-facts.md §2, A12): after low load the engine runs at `throttle_start_fraction` of
+  // its rate and ramps to full over `throttle_ramp_ns`; the limit re-engages when its busy share over the last
+  // `throttle_window_ns` fell below `throttle_threshold`. A start fraction of 1 turns it off.
+  double throttle_start_fraction = 1;
+  double throttle_ramp_ns = 3000;
+  double throttle_window_ns = 3000;
+  double throttle_threshold = 0.5;
 
   void read(ConfigReader& r);
 };
@@ -34,8 +41,14 @@ struct EngineConfig {
   double bf16_speedup = 1;                  // perf-mode divisor on N for all-BF16 copy/tensor_scalar/activation
   double bf16_tensor_tensor_speedup = 1;    // perf-mode divisor on N for all-BF16 tensor_tensor
   double reduce_extra_cycles = 64;          // activation_reduce / tensor_scalar_reduce read-out
-  double start_cycles = 150;                // GPSIMD_START (GpSimd only)
-  double gather_elements_per_cycle = 16;    // GpSimd gather throughput (GpSimd only)
+  // GpSimd only (engines/gather_cost.hpp): GPSIMD_START per instruction (group), the nc_n_gather ISA group, the
+  // per-index and per-32-bit-word cycles of a partition lane, and software descriptor generation.
+  double start_cycles = 150;
+  double gather_elements_per_cycle = 16;    // the gather rate before the ISA-group model (kept until it replaces it)
+  std::uint32_t gather_group_elements = 512;
+  double gather_index_cycles = 7;
+  double gather_word_cycles = 1;
+  double swdge_descriptor_cycles = 4;
 
   void read(ConfigReader& r, bool gpsimd);
 };
@@ -59,6 +72,9 @@ struct DmaConfig {
   double bytes_per_ns_per_engine = 0;
   double fixed_ns = 1300;
   double knee_bytes_per_partition = 2048;
+  double descriptor_ns = 62;                 // DMA-engine time per descriptor (memory/dma_cost.hpp)
+  double hwdge_ns = 600;                     // a hardware-DGE DMA instruction on its issuing queue
+  std::uint32_t hwdge_instances = 2;         // hardware DGE blocks per core (0: none, hwdge transfers are an error)
   double bytes_per_ns() const { return engines * bytes_per_ns_per_engine; }
 };
 

@@ -8,9 +8,10 @@ namespace {
 const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
 const char* const kOpKindNames[] = {"matmul",        "transpose",   "activation",    "activation_reduce",
                                     "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce",
-                                    "memset",        "iota",        "gather",        "transfer",
-                                    "all_reduce",    "fixed"};
+                                    "memset",        "iota",        "gather",        "descriptors",
+                                    "transfer",      "all_reduce",  "fixed"};
 const char* const kDtypeNames[] = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
+const char* const kDgeModeNames[] = {"static", "hwdge", "swdge"};
 
 template <class E, size_t N>
 bool parse_enum(const std::string& text, const char* const (&names)[N], E& out) {
@@ -31,6 +32,8 @@ const char* op_kind_name(OpKind k) { return kOpKindNames[static_cast<int>(k)]; }
 bool parse_op_kind(const std::string& text, OpKind& out) { return parse_enum(text, kOpKindNames, out); }
 const char* dtype_name(Dtype d) { return kDtypeNames[static_cast<int>(d)]; }
 bool parse_dtype(const std::string& text, Dtype& out) { return parse_enum(text, kDtypeNames, out); }
+const char* dge_mode_name(DgeMode m) { return kDgeModeNames[static_cast<int>(m)]; }
+bool parse_dge_mode(const std::string& text, DgeMode& out) { return parse_enum(text, kDgeModeNames, out); }
 
 std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue) {
   std::uint64_t key = (std::uint64_t{core} << 24) | (std::uint64_t(engine) << 16) | dma_queue;
@@ -50,15 +53,61 @@ std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::
   return it->second;
 }
 
-OpId ScheduleGraph::add_op(Op op) {
+OpId ScheduleGraph::add_op(Op op, std::string_view name, std::string_view prefix) {
   std::uint32_t q = queue_index(op.core, op.engine, op.engine == Engine::dma ? op.queue : 0);
-  OpId id = static_cast<OpId>(boost::add_vertex(std::move(op), graph_));
+  OpId id = static_cast<OpId>(ops_.size());
+  ops_.push_back(op);
+  names_.append(prefix).append(name);
+  name_end_.push_back(names_.size());
   queues_[q].ops.push_back(id);
   queue_of_.push_back(q);
+  adjacency_.valid = false;
   return id;
 }
 
-void ScheduleGraph::add_dep(OpId from, OpId to, DepKind kind) { boost::add_edge(from, to, Dep{kind}, graph_); }
+void ScheduleGraph::add_dep(OpId from, OpId to, DepKind kind) {
+  edge_from_.push_back(from);
+  edge_to_.push_back(to);
+  edge_kind_.push_back(kind);
+  adjacency_.valid = false;
+}
+
+const ScheduleGraph::Adjacency& ScheduleGraph::adjacency() const {
+  if (adjacency_.valid) return adjacency_;
+  // Counting sort of the edge ids by source (out) and by target (in); stable, so each list keeps insertion order.
+  auto build = [this](Lists& l, const std::vector<OpId>& key) {
+    const std::size_t n = ops_.size();
+    l.offset.assign(n + 1, 0);
+    for (OpId v : key) ++l.offset[v + 1];
+    for (std::size_t v = 0; v < n; ++v) l.offset[v + 1] += l.offset[v];
+    l.ids.resize(key.size());
+    std::vector<std::uint32_t> next(l.offset.begin(), l.offset.end() - 1);
+    for (EdgeId e = 0; e < key.size(); ++e) l.ids[next[key[e]]++] = e;
+  };
+  build(adjacency_.out, edge_from_);
+  build(adjacency_.in, edge_to_);
+  adjacency_.valid = true;
+  return adjacency_;
+}
+
+ScheduleGraph ScheduleGraph::copy() const {
+  ScheduleGraph g;
+  g.ops_ = ops_;
+  g.names_ = names_;
+  g.name_end_ = name_end_;
+  g.edge_from_ = edge_from_;
+  g.edge_to_ = edge_to_;
+  g.edge_kind_ = edge_kind_;
+  g.queues_ = queues_;
+  g.queue_of_ = queue_of_;
+  g.queue_lookup_ = queue_lookup_;
+  g.buffers_ = buffers_;
+  g.buffer_uses_ = buffer_uses_;
+  g.groups_ = groups_;
+  g.open_group_ = open_group_;
+  g.phases_ = phases_;
+  return g;
+}
 
 std::uint32_t ScheduleGraph::add_buffer(Buffer buffer) {
   buffers_.push_back(std::move(buffer));
@@ -66,7 +115,7 @@ std::uint32_t ScheduleGraph::add_buffer(Buffer buffer) {
 }
 
 std::uint32_t ScheduleGraph::join_psum_group(OpId op, const std::string& name) {
-  const Op& o = graph_[op];
+  const Op& o = ops_[op];
   std::string key = std::to_string(o.core) + "/" + name;
   auto it = open_group_.find(key);
   // A name reused after its group was released starts a new group.
@@ -83,7 +132,7 @@ std::uint32_t ScheduleGraph::join_psum_group(OpId op, const std::string& name) {
   }
   std::uint32_t group = it->second;
   groups_[group].last_op = op;
-  graph_[op].psum_group = group;
+  ops_[op].psum_group = group;
   return group;
 }
 
@@ -98,7 +147,7 @@ std::uint32_t ScheduleGraph::new_psum_group(std::uint8_t core, std::int8_t bank,
 
 void ScheduleGraph::add_to_psum_group(OpId op, std::uint32_t group) {
   PsumGroup& g = groups_[group];
-  Op& o = graph_[op];
+  Op& o = ops_[op];
   o.psum_group = group;
   o.psum_bank = g.bank;
   if (g.first_op == kNoOp) g.first_op = op;
@@ -112,10 +161,29 @@ std::uint16_t ScheduleGraph::phase_id(const std::string& phase) {
   return static_cast<std::uint16_t>(phases_.size() - 1);
 }
 
+OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name) {
+  Op gen;
+  gen.kind = OpKind::descriptors;
+  gen.engine = Engine::gpsimd;
+  gen.core = dma.core;
+  gen.phase = dma.phase;
+  gen.dge = DgeMode::swdge;
+  gen.src = dma.src;
+  gen.dst = dma.dst;
+  gen.peer_core = dma.peer_core;
+  gen.partitions = dma.partitions;
+  gen.bytes = dma.bytes;
+  gen.contiguous_bytes = dma.contiguous_bytes;
+  return add_op(std::move(gen), ".dge", dma_name);
+}
+
 void ScheduleGraph::reserve(std::size_t ops, std::size_t deps) {
-  graph_.m_vertices.reserve(ops);
-  graph_.m_edges.reserve(deps);
+  ops_.reserve(ops);
+  name_end_.reserve(ops);
   queue_of_.reserve(ops);
+  edge_from_.reserve(deps);
+  edge_to_.reserve(deps);
+  edge_kind_.reserve(deps);
 }
 
 }  // namespace stasim

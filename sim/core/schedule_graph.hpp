@@ -3,11 +3,10 @@
 // it in vectors indexed by op id (sim_result.hpp), never inside Op.
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
-
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +25,7 @@ enum class OpKind : std::uint8_t {
   activation, activation_reduce, tensor_tensor, tensor_scalar,  // vector / scalar / gpsimd
   tensor_copy, tensor_reduce, memset,
   iota, gather,                                                 // gpsimd
+  descriptors,                                                  // gpsimd: software DGE for one DMA
   transfer,                                                     // dma
   all_reduce,                                                   // collective
   fixed,                                                        // any engine, duration given
@@ -40,19 +40,31 @@ bool parse_dtype(const std::string& text, Dtype& out);
 // Where a DMA transfer reads or writes: HBM, this core's SBUF or PSUM, or another physical core's SBUF.
 enum class Location : std::uint8_t { hbm, sbuf, psum, peer };
 
+// Who writes a DMA's descriptors (nki.isa.dge_mode; docs/hardware-facts.md §4 DMA, A7): `static_` prepared on the
+// host before execution (NKI `none`), `hwdge` the core's hardware DGE block driven by the issuing queue, `swdge`
+// the GpSimd engine at run time (a `descriptors` op on GpSimd the transfer waits for). Dynamic addresses (an
+// expert index read from SBUF) need hwdge or swdge; indirect gathers/scatters need swdge.
+enum class DgeMode : std::uint8_t { static_, hwdge, swdge };
+const char* dge_mode_name(DgeMode m);
+bool parse_dge_mode(const std::string& text, DgeMode& out);
+
 enum class DepKind : std::uint8_t { data, anti, control };
 
 using OpId = std::uint32_t;
 inline constexpr OpId kNoOp = 0xFFFFFFFFu;
 
+// One instruction or DMA transfer. Its name lives in the graph (ScheduleGraph::name), not here: a graph of
+// millions of ops keeps its names in one block instead of one string per op.
 struct Op {
-  std::string name;
   OpKind kind = OpKind::fixed;
   Engine engine = Engine::tensor;
   Dtype dtype = Dtype::bf16;
   std::uint8_t core = 0;
   Location src = Location::sbuf, dst = Location::sbuf;
   std::uint8_t peer_core = 0;           // the other core of a src/dst `peer` transfer
+  DgeMode dge = DgeMode::static_;       // DMA (and its `descriptors` op): who generates the descriptors
+  std::uint8_t index_bytes = 4;         // gather: stored index width; nc_n_gather takes uint32, narrower are widened
+  std::uint16_t elements_per_index = 1; // gather: contiguous elements fetched per index (local_gather num_elem_per_idx)
   bool new_stationary = true;           // matmul: stationary operand changes, LoadStationary paid
   bool input_in_psum = false;           // elementwise: one input read from PSUM
   std::int8_t psum_bank = -1;           // accumulates into this bank (tensor ops)
@@ -61,10 +73,12 @@ struct Op {
   std::uint16_t phase = 0;              // index into ScheduleGraph::phases()
   std::uint32_t partitions = 128;
   std::uint32_t k = 0, m = 0, n = 0;    // matmul: contraction, stationary free, moving free
-  std::uint32_t free = 0;               // elements per partition (elementwise, gather, iota, memset, transpose)
+  std::uint32_t free = 0;               // elements per partition (elementwise, gather, iota, memset, transpose);
+                                        // gather: elements gathered per partition (the output's free size)
   std::uint32_t psum_group = 0xFFFFFFFFu;
-  std::uint32_t contiguous_bytes = 0;   // DMA: longest contiguous run in HBM per descriptor (0 = the partition's bytes)
-  std::uint64_t bytes = 0;              // DMA bytes
+  std::uint32_t contiguous_bytes = 0;   // DMA: contiguous run in HBM per descriptor (0 = the partition's bytes); a
+                                        // partition of b bytes takes ceil(b / run) descriptors
+  std::uint64_t bytes = 0;              // DMA bytes (a `descriptors` op: its transfer's bytes, partitions and runs)
   double cycles = -1;                   // replaces the cost formula (in the engine's clock) when >= 0
   Picoseconds duration_ps = -1;         // replaces everything when >= 0
 };
@@ -104,13 +118,33 @@ struct BufferUse {
   std::uint32_t buffer;
 };
 
+// The dependencies as one table of edges in insertion order (ids are positions) plus, built on first use after
+// a change, the out- and in-edge lists of every op in that same order (a compressed sparse row form: offsets
+// per op into one array of edge ids). Out-edges, in-edges and edges() come in the order the builder added them,
+// so everything that walks them (the kernel's wake-ups, validation messages, the trace and DOT writers) is
+// deterministic. schedule_graph_bgl.hpp makes this a Boost.Graph (bidirectional, vertex- and edge-list graph).
 class ScheduleGraph {
  public:
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Op, Dep, boost::no_property,
-                                      boost::vecS>;
+  using EdgeId = std::uint32_t;
+  // A contiguous run of edge ids.
+  struct EdgeRange {
+    const EdgeId* first = nullptr;
+    const EdgeId* last = nullptr;
+    const EdgeId* begin() const { return first; }
+    const EdgeId* end() const { return last; }
+    std::size_t size() const { return static_cast<std::size_t>(last - first); }
+  };
 
-  // Appends an op at the end of its queue's program order; returns its id.
-  OpId add_op(Op op);
+  ScheduleGraph() = default;
+  ScheduleGraph(ScheduleGraph&&) noexcept = default;
+  ScheduleGraph& operator=(ScheduleGraph&&) noexcept = default;
+  // Copies are explicit (copy()): a decode graph holds tens of thousands of ops.
+  ScheduleGraph(const ScheduleGraph&) = delete;
+  ScheduleGraph& operator=(const ScheduleGraph&) = delete;
+  ScheduleGraph copy() const;
+
+  // Appends an op named `prefix` + `name` at the end of its queue's program order; returns its id.
+  OpId add_op(Op op, std::string_view name = {}, std::string_view prefix = {});
   void add_dep(OpId from, OpId to, DepKind kind = DepKind::data);
   std::uint32_t add_buffer(Buffer buffer);
   void use_buffer(OpId op, std::uint32_t buffer) { buffer_uses_.push_back({op, buffer}); }
@@ -121,12 +155,31 @@ class ScheduleGraph {
   void add_to_psum_group(OpId op, std::uint32_t group);
   void set_release(std::uint32_t group, OpId op) { groups_[group].release_op = op; }
   std::uint16_t phase_id(const std::string& phase);
+  // The GpSimd op that generates the descriptors of software-DGE transfer `dma` (already added): same core,
+  // phase and shape, named "<dma name>.dge", appended to the core's GpSimd queue. The caller moves the
+  // transfer's dependencies onto it and makes the transfer depend on it.
+  OpId add_descriptor_op(const Op& dma, std::string_view dma_name);
   void reserve(std::size_t ops, std::size_t deps);
 
-  std::size_t size() const { return boost::num_vertices(graph_); }
-  const Op& op(OpId id) const { return graph_[id]; }
-  Op& mutable_op(OpId id) { return graph_[id]; }
-  const Graph& graph() const { return graph_; }
+  std::size_t size() const { return ops_.size(); }
+  const Op& op(OpId id) const { return ops_[id]; }
+  Op& mutable_op(OpId id) { return ops_[id]; }
+  // The op's name, made when asked for (messages, traces).
+  std::string name(OpId id) const { return std::string(name_view(id)); }
+  std::string_view name_view(OpId id) const {
+    std::uint64_t begin = id == 0 ? 0 : name_end_[id - 1];
+    return std::string_view(names_).substr(begin, name_end_[id] - begin);
+  }
+
+  std::size_t edge_count() const { return edge_to_.size(); }
+  OpId source(EdgeId e) const { return edge_from_[e]; }
+  OpId target(EdgeId e) const { return edge_to_[e]; }
+  DepKind dep_kind(EdgeId e) const { return edge_kind_[e]; }
+  EdgeRange out_edges(OpId v) const { return range(adjacency().out, v); }
+  EdgeRange in_edges(OpId v) const { return range(adjacency().in, v); }
+  std::size_t out_degree(OpId v) const { return out_edges(v).size(); }
+  std::size_t in_degree(OpId v) const { return in_edges(v).size(); }
+
   const std::vector<Queue>& queues() const { return queues_; }
   std::uint32_t queue_of(OpId id) const { return queue_of_[id]; }
   const std::vector<Buffer>& buffers() const { return buffers_; }
@@ -136,9 +189,26 @@ class ScheduleGraph {
   const std::vector<std::string>& phases() const { return phases_; }
 
  private:
+  struct Lists {
+    std::vector<std::uint32_t> offset;  // per op + 1: its edges are ids[offset[v] .. offset[v + 1])
+    std::vector<EdgeId> ids;
+  };
+  struct Adjacency {
+    Lists out, in;
+    bool valid = false;
+  };
+  static EdgeRange range(const Lists& l, OpId v) {
+    return {l.ids.data() + l.offset[v], l.ids.data() + l.offset[v + 1]};
+  }
+  const Adjacency& adjacency() const;
   std::uint32_t queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue);
 
-  Graph graph_;
+  std::vector<Op> ops_;
+  std::string names_;                     // every name, back to back
+  std::vector<std::uint64_t> name_end_;   // per op: end of its name in names_
+  std::vector<OpId> edge_from_, edge_to_;
+  std::vector<DepKind> edge_kind_;
+  mutable Adjacency adjacency_;           // rebuilt after edges or ops are added
   std::vector<Queue> queues_;
   std::vector<std::uint32_t> queue_of_;
   std::unordered_map<std::uint64_t, std::uint32_t> queue_lookup_;  // (core, engine, dma queue) -> queue

@@ -31,7 +31,8 @@ bool parse_location(const std::string& text, Location& loc, std::uint8_t& peer) 
 const std::vector<std::string> kEngines = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
 const std::vector<std::string> kKinds = {"matmul", "transpose", "activation", "activation_reduce", "tensor_tensor",
                                          "tensor_scalar", "tensor_copy", "tensor_reduce", "memset", "iota",
-                                         "gather", "transfer", "all_reduce", "fixed"};
+                                         "gather", "descriptors", "transfer", "all_reduce", "fixed"};
+const std::vector<std::string> kDgeModes = {"static", "hwdge", "swdge"};
 const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
 
 std::string suggest(const std::string& word, const std::vector<std::string>& options) {
@@ -43,7 +44,7 @@ std::string suggest(const std::string& word, const std::vector<std::string>& opt
 
 OpLocator LoadedSchedule::locator() const {
   return [this](OpId id) {
-    return file + ":" + std::to_string(op_lines[id]) + ": op '" + graph.op(id).name + "'";
+    return file + ":" + std::to_string(op_lines[id]) + ": op '" + graph.name(id) + "'";
   };
 }
 
@@ -103,21 +104,23 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
     std::string label = "ops[" + std::to_string(i) + "]";
     ConfigReader r(entry, file, label, problems);
     Op op;
-    std::string engine, kind, dtype = "bf16", src = "hbm", dst = "sbuf", group, phase;
-    std::uint32_t core = 0, queue = 0;
+    std::string name;
+    std::string engine, kind, dtype = "bf16", src = "hbm", dst = "sbuf", group, phase, dge;
+    std::uint32_t core = 0, queue = 0, elements_per_index = 1, index_bytes = 4;
     std::int64_t psum_bank = -1, releases = -1;
     double duration_ns = -1;
     std::vector<std::string> deps, used_buffers;
-    r.required("name", op.name).required("engine", engine).optional("kind", kind).optional("core", core)
+    r.required("name", name).required("engine", engine).optional("kind", kind).optional("core", core)
         .optional("queue", queue).optional("k", op.k).optional("m", op.m).optional("n", op.n)
         .optional("free", op.free).optional("partitions", op.partitions).optional("bytes", op.bytes)
         .optional("src", src).optional("dst", dst).optional("dtype", dtype).optional("deps", deps)
         .optional("psum_bank", psum_bank).optional("psum_group", group).optional("releases_psum_bank", releases)
         .optional("cycles", op.cycles).optional("duration_ns", duration_ns).optional("phase", phase)
         .optional("buffers", used_buffers).optional("new_stationary", op.new_stationary)
-        .optional("input_in_psum", op.input_in_psum).optional("contiguous_bytes", op.contiguous_bytes);
+        .optional("input_in_psum", op.input_in_psum).optional("contiguous_bytes", op.contiguous_bytes)
+        .optional("dge", dge).optional("elements_per_index", elements_per_index).optional("index_bytes", index_bytes);
     r.finish();
-    if (!op.name.empty() && ids.count(op.name)) r.problem("name", "op name '" + op.name + "' is used twice");
+    if (!name.empty() && ids.count(name)) r.problem("name", "op name '" + name + "' is used twice");
     if (!engine.empty() && !parse_engine(engine, op.engine))
       r.problem("engine", "unknown engine '" + engine + "'" + suggest(engine, kEngines) +
                               "; engines: tensor, vector, scalar, gpsimd, dma, collective");
@@ -131,6 +134,22 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
       r.problem("kind", "unknown kind '" + kind + "'" + suggest(kind, kKinds));
     }
     if (!parse_dtype(dtype, op.dtype)) r.problem("dtype", "unknown dtype '" + dtype + "'" + suggest(dtype, kDtypes));
+    if (!dge.empty()) {
+      if (!parse_dge_mode(dge, op.dge))
+        r.problem("dge", "unknown descriptor-generation mode '" + dge + "'" + suggest(dge, kDgeModes) +
+                             "; modes: static, hwdge, swdge");
+      else if (op.engine != Engine::dma && !engine.empty())
+        r.problem("dge", "only DMA transfers have a descriptor-generation mode");
+    }
+    if (r.has("elements_per_index") || r.has("index_bytes")) {
+      if (op.kind != OpKind::gather)
+        r.problem(r.has("elements_per_index") ? "elements_per_index" : "index_bytes", "only gather ops have it");
+      r.check(elements_per_index >= 1 && elements_per_index <= 65535, "elements_per_index",
+              "must be between 1 and 65535");
+      r.check(index_bytes == 1 || index_bytes == 2 || index_bytes == 4, "index_bytes", "must be 1, 2 or 4");
+      op.elements_per_index = static_cast<std::uint16_t>(std::min<std::uint32_t>(elements_per_index, 65535));
+      op.index_bytes = static_cast<std::uint8_t>(index_bytes);
+    }
     if (!parse_location(src, op.src, op.peer_core)) r.problem("src", "expected hbm, sbuf, psum or coreN, got '" + src + "'");
     std::uint8_t dst_peer = 0;
     if (!parse_location(dst, op.dst, dst_peer)) r.problem("dst", "expected hbm, sbuf, psum or coreN, got '" + dst + "'");
@@ -154,14 +173,25 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
     op.phase = g.phase_id(phase);
     if (!problems.empty()) continue;  // keep reading entries to report all their problems
 
-    OpId id = g.add_op(op);
-    ids[op.name] = id;
+    if (op.engine == Engine::dma && op.dge == DgeMode::swdge) {
+      // Software DGE: the GpSimd op that writes the descriptors takes the transfer's dependencies.
+      const std::string gen_name = name + ".dge";
+      if (ids.count(gen_name)) r.problem("name", "op name '" + gen_name + "' is taken (the swdge descriptor op of '" + name + "')");
+      OpId gen = g.add_descriptor_op(op, name);
+      ids[gen_name] = gen;
+      out.op_lines.push_back(entry.Mark().line + 1);
+      deps_of.push_back(deps);
+      buffers_of.emplace_back();
+      deps = {gen_name};
+    }
+    OpId id = g.add_op(op, name);
+    ids[name] = id;
     out.op_lines.push_back(entry.Mark().line + 1);
     deps_of.push_back(deps);
     buffers_of.push_back(used_buffers);
     if (op.psum_bank >= 0) {
       std::uint32_t before = static_cast<std::uint32_t>(g.psum_groups().size());
-      std::uint32_t grp = g.join_psum_group(id, group.empty() ? op.name : group);
+      std::uint32_t grp = g.join_psum_group(id, group.empty() ? name : group);
       if (grp >= before) open_groups[{op.core, op.psum_bank}].push_back(grp);
     }
     if (op.releases_psum_bank >= 0) {

@@ -1,23 +1,62 @@
 #include "sim/kernel/accelerator_module.hpp"
 
+#include <limits>
 #include <string>
 
-#include "sim/kernel/deadlock_report.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/kernel/deadlock_report.hpp"
 
 namespace stasim {
+namespace {
 
-AcceleratorModule::AcceleratorModule(sc_core::sc_module_name name, const ScheduleGraph& graph,
-                                     const HardwareConfig& hw)
-    : sc_core::sc_module(name), state_(graph, hw), psum_(state_) {
+// A run may not start past this clock value, so no run's times (int64 picoseconds) can overflow SystemC's
+// 64-bit clock: 2^62 ps is 53 days of simulated time, against milliseconds per decode step.
+constexpr std::uint64_t kLastOrigin = std::uint64_t{1} << 62;
+
+}  // namespace
+
+AcceleratorModule& AcceleratorModule::of_this_process() {
+  // Never destroyed: SystemC's own kernel state lives as long as the process, and so do the processes here.
+  static AcceleratorModule* top = new AcceleratorModule();
+  return *top;
+}
+
+AcceleratorModule::AcceleratorModule() {
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  dma_ = std::make_unique<DmaModule>("dma");
+}
+
+std::uint64_t AcceleratorModule::clock_left_ps() const {
+  std::uint64_t now = sc_core::sc_time_stamp().value();
+  return now < kLastOrigin ? kLastOrigin - now : 0;
+}
+
+RawRun AcceleratorModule::run(const RunGraph& run, const HardwareConfig& hw, const OpLocator& where) {
+  if (failed_) throw SimulationError("the simulation kernel of this process failed in an earlier run");
+  if (clock_left_ps() == 0) throw SimulationError("the simulation kernel of this process has used up its clock");
+  state_.reset(run, hw, sc_core::sc_time_stamp().value());
+  psum_.reset(state_);
   state_.set_psum(&psum_);
-  const auto& queues = graph.queues();
+  const auto& queues = run.graph->queues();
+  bound_ = 0;
   for (std::uint32_t q = 0; q < queues.size(); ++q) {
     if (queues[q].engine == Engine::dma) continue;
-    std::string module_name = std::string("core") + std::to_string(queues[q].core) + "_" + engine_name(queues[q].engine);
-    engines_.push_back(std::make_unique<EngineModule>(module_name.c_str(), state_, q));
+    if (bound_ == engines_.size())
+      engines_.push_back(std::make_unique<EngineModule>(("engine" + std::to_string(bound_)).c_str()));
+    engines_[bound_++]->bind(state_, q);
   }
-  dma_ = std::make_unique<DmaModule>("dma", state_);
+  dma_->bind(state_);
+  // SystemC's initialization runs processes in the order they were made (the engines in queue order, then the
+  // DMA); delta notifications fire the last one made first, so they are made in the opposite order.
+  dma_->start_run();
+  for (std::size_t i = bound_; i-- > 0;) engines_[i]->start_run();
+  try {
+    sc_core::sc_start();
+  } catch (const std::exception& e) {
+    failed_ = true;
+    throw SimulationError(std::string("the simulation kernel failed: ") + e.what());
+  }
+  return take_result(where);
 }
 
 RawRun AcceleratorModule::take_result(const OpLocator& where) {
@@ -32,10 +71,10 @@ RawRun AcceleratorModule::take_result(const OpLocator& where) {
     throw DeadlockError(DeadlockReport(graph, snapshot).text(where));
   }
   RawRun raw;
-  raw.timings = std::move(state_.timings());
+  raw.timings = state_.take_timings();
   raw.peak_psum_banks = psum_.peak_banks();
   raw.kernel_activations = dma_->activations();
-  for (const auto& e : engines_) raw.kernel_activations += e->activations();
+  for (std::size_t i = 0; i < bound_; ++i) raw.kernel_activations += engines_[i]->activations();
   return raw;
 }
 

@@ -1,6 +1,12 @@
-// AcceleratorModule: the SystemC top. It is the only place that knows engines and memory together: it builds
-// one EngineModule per compute queue, the DmaModule for all DMA queues and the PSUM bank model, all over one
+// AcceleratorModule: the SystemC top. It is the only place that knows engines and memory together: one
+// EngineModule per compute queue, the DmaModule for all DMA queues and the PSUM bank model, all over one
 // RunState, for the `lnc` physical cores of one simulated (logical) core.
+//
+// SystemC elaborates once per process and its clock never restarts, so the top is built once per process and
+// runs graph after graph: each run binds the processes to the graph's queues (spawning more when a graph has
+// more queues than any before), starts them in the order SystemC's initialization would, and counts time from
+// the clock's value at its start. A run leaves nothing pending behind it (the kernel stops when no event is
+// left), so the next run starts from the same state as a fresh process; a deadlocked run too.
 #pragma once
 
 #include <systemc>
@@ -16,19 +22,29 @@
 
 namespace stasim {
 
-class AcceleratorModule : public sc_core::sc_module {
+class AcceleratorModule {
  public:
-  AcceleratorModule(sc_core::sc_module_name name, const ScheduleGraph& graph, const HardwareConfig& hw);
+  // This process's accelerator, built on first use and kept until the process ends.
+  static AcceleratorModule& of_this_process();
 
-  // After sc_start(): the raw per-op timings; throws DeadlockError listing the stuck ops (named by `where`) when
-  // ops never ran.
-  RawRun take_result(const OpLocator& where = {});
+  // Runs a validated graph to its end and returns the raw per-op timings; throws DeadlockError listing the
+  // stuck ops (named by `where`) when ops never ran, SimulationError when the kernel cannot run (it failed
+  // in an earlier run, or its clock is used up).
+  RawRun run(const RunGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
+
+  // Picoseconds of simulated time left on the kernel's clock for later runs.
+  std::uint64_t clock_left_ps() const;
 
  private:
+  AcceleratorModule();
+  RawRun take_result(const OpLocator& where);
+
   RunState state_;
   PsumBankModel psum_;
-  std::vector<std::unique_ptr<EngineModule>> engines_;
+  std::vector<std::unique_ptr<EngineModule>> engines_;  // the first `bound_` serve this run's compute queues
+  std::size_t bound_ = 0;
   std::unique_ptr<DmaModule> dma_;
+  bool failed_ = false;
 };
 
 }  // namespace stasim

@@ -20,8 +20,8 @@ DeadlockReport::DeadlockReport(const ScheduleGraph& graph, const StuckSnapshot& 
     StuckOp out;
     out.op = v;
     OpId first_dep = kNoOp;
-    for (auto [e, end] = boost::in_edges(v, graph.graph()); e != end; ++e) {
-      OpId d = static_cast<OpId>(boost::source(*e, graph.graph()));
+    for (ScheduleGraph::EdgeId e : graph.in_edges(v)) {
+      OpId d = graph.source(e);
       if (s.finished[d]) continue;
       if (first_dep == kNoOp) first_dep = d;
       ++out.unfinished_deps;
@@ -69,7 +69,7 @@ DeadlockReport::DeadlockReport(const ScheduleGraph& graph, const StuckSnapshot& 
 }
 
 std::string DeadlockReport::wait_text(const StuckOp& s, const OpLocator& name) const {
-  auto quoted = [&](OpId v) { return "'" + graph_.op(v).name + "'"; };
+  auto quoted = [&](OpId v) { return "'" + graph_.name(v) + "'"; };
   std::string more;
   if (s.unfinished_deps > (s.kind == WaitKind::dependency ? 1u : 0u)) {
     std::uint32_t n = s.unfinished_deps - (s.kind == WaitKind::dependency ? 1u : 0u);
@@ -96,7 +96,7 @@ std::string DeadlockReport::wait_text(const StuckOp& s, const OpLocator& name) c
 }
 
 std::string DeadlockReport::text(const OpLocator& where, std::size_t max_listed) const {
-  OpLocator name = where ? where : [this](OpId id) { return "op '" + graph_.op(id).name + "'"; };
+  OpLocator name = where ? where : [this](OpId id) { return "op '" + graph_.name(id) + "'"; };
   std::string out = "deadlock: " + std::to_string(stuck_.size()) + " of " + std::to_string(graph_.size()) +
                     " ops never ran; the simulation ran out of events with them waiting:";
   for (std::size_t i = 0; i < stuck_.size() && i < max_listed; ++i) out += "\n  " + wait_text(stuck_[i], name);
@@ -108,8 +108,8 @@ std::string DeadlockReport::text(const OpLocator& where, std::size_t max_listed)
     for (std::size_t i = 0; i < cycle_.size(); ++i) {
       const StuckOp& s = *by_op[cycle_[i]];
       const char* how = s.kind == WaitKind::queue ? "queue order" : s.kind == WaitKind::psum ? "PSUM bank" : "dependency";
-      out += std::string(i ? ", " : "") + "'" + graph_.op(cycle_[i]).name + "' waits for '" +
-             graph_.op(cycle_[(i + 1) % cycle_.size()]).name + "' (" + how + ")";
+      out += std::string(i ? ", " : "") + "'" + graph_.name(cycle_[i]) + "' waits for '" +
+             graph_.name(cycle_[(i + 1) % cycle_.size()]) + "' (" + how + ")";
     }
   }
   return out;

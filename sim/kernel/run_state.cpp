@@ -2,30 +2,26 @@
 
 namespace stasim {
 
-RunState::RunState(const ScheduleGraph& graph, const HardwareConfig& hw)
-    : graph_(graph), hw_(hw), semaphore_ps_(ps_from_ns(hw.semaphore_ns)) {
-  std::size_t n = graph.size();
-  timing_.resize(n);
+void RunState::reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_t origin) {
+  graph_ = run.graph;
+  run_ = &run;
+  hw_ = &hw;
+  origin_ = origin;
+  semaphore_ps_ = run.semaphore_ps;
+  std::size_t n = graph_->size();
+  timing_.assign(n, OpTiming{});
   remaining_.resize(n);
+  for (OpId v = 0; v < n; ++v) remaining_[v] = static_cast<std::uint32_t>(graph_->in_degree(v));
   ready_ps_.assign(n, 0);
   ready_by_.assign(n, kNoOp);
-  for (OpId v = 0; v < n; ++v) remaining_[v] = static_cast<std::uint32_t>(boost::in_degree(v, graph.graph()));
-  head_.assign(graph.queues().size(), 0);
-  listeners_.assign(graph.queues().size(), nullptr);
-}
-
-bool RunState::depends_on_predecessor(OpId op) const {
-  std::uint32_t q = graph_.queue_of(op);
-  std::uint32_t h = head_[q];
-  if (h == 0) return false;
-  OpId prev = graph_.queues()[q].ops[h - 1];
-  for (auto [e, end] = boost::in_edges(op, graph_.graph()); e != end; ++e)
-    if (boost::source(*e, graph_.graph()) == prev) return true;
-  return false;
+  head_.assign(graph_->queues().size(), 0);
+  listeners_.assign(graph_->queues().size(), nullptr);
+  psum_ = nullptr;
+  finished_ = 0;
 }
 
 OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
-  const auto& ops = graph_.queues()[queue].ops;
+  const auto& ops = graph_->queues()[queue].ops;
   std::uint32_t h = head_[queue];
   OpId op = ops[h];
   OpTiming& t = timing_[op];
@@ -54,21 +50,21 @@ OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
 void RunState::finish(OpId op, Picoseconds now_ps) {
   ++finished_;
   timing_[op].end_ps = now_ps;
-  const Op& o = graph_.op(op);
-  for (auto [e, end] = boost::out_edges(op, graph_.graph()); e != end; ++e) {
-    OpId t = static_cast<OpId>(boost::target(*e, graph_.graph()));
-    const Op& c = graph_.op(t);
+  const RunOp& o = run_->ops[op];
+  for (ScheduleGraph::EdgeId e : graph_->out_edges(op)) {
+    OpId t = graph_->target(e);
+    const RunOp& c = run_->ops[t];
     Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps_ : 0);
     if (ready_by_[t] == kNoOp || ready > ready_ps_[t]) {
       ready_ps_[t] = ready;
       ready_by_[t] = op;
     }
     if (--remaining_[t] == 0) {
-      std::uint32_t q = graph_.queue_of(t);
+      std::uint32_t q = graph_->queue_of(t);
       if (head(q) == t && listeners_[q]) listeners_[q]->wake(ready_ps_[t]);
     }
   }
-  if (psum_) psum_->finished(op, now_ps);
+  if (psum_ && o.releases_bank >= 0) psum_->finished(op, now_ps);
 }
 
 }  // namespace stasim

@@ -1,6 +1,7 @@
 // RunState: the shared, kernel-free bookkeeping of one simulation. Engine and DMA modules call start()/finish();
 // finish() propagates completion to dependents (adding the semaphore latency across engines or cores) and wakes
-// the queue whose head became ready. Modules stay thin shells; the readiness rules live here.
+// the queue whose head became ready. Modules stay thin shells; the readiness rules live here. One RunState
+// serves every run of a process's kernel: reset() starts the next run and keeps the memory of the last one.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include "sim/core/hardware_config.hpp"
 #include "sim/core/schedule_graph.hpp"
 #include "sim/core/sim_result.hpp"
+#include "sim/kernel/run_graph.hpp"
 
 namespace stasim {
 
@@ -31,23 +33,27 @@ class PsumArbiter {
 
 class RunState {
  public:
-  RunState(const ScheduleGraph& graph, const HardwareConfig& hw);
+  // Starts a run of `run` on `hw`: every op pending, no listener; `origin` is the kernel's clock (in its own
+  // picoseconds) at which this run's time 0 lies.
+  void reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_t origin);
 
-  const ScheduleGraph& graph() const { return graph_; }
-  const HardwareConfig& hw() const { return hw_; }
+  const ScheduleGraph& graph() const { return *graph_; }
+  const RunGraph& run() const { return *run_; }
+  const HardwareConfig& hw() const { return *hw_; }
+  std::uint64_t origin() const { return origin_; }
   void set_listener(std::uint32_t queue, QueueListener* listener) { listeners_[queue] = listener; }
   void set_psum(PsumArbiter* psum) { psum_ = psum; }
   PsumArbiter* psum() { return psum_; }
 
   // The op at the head of `queue` (not started yet), or kNoOp when the queue is drained.
   OpId head(std::uint32_t queue) const {
-    const auto& ops = graph_.queues()[queue].ops;
+    const auto& ops = graph_->queues()[queue].ops;
     return head_[queue] < ops.size() ? ops[head_[queue]] : kNoOp;
   }
   bool deps_done(OpId op) const { return remaining_[op] == 0; }
   Picoseconds ready_ps(OpId op) const { return ready_ps_[op]; }
-  // True when the op reads the result of its queue predecessor (pays the static overhead of dependent chains).
-  bool depends_on_predecessor(OpId op) const;
+  // The op's cost, computed before the run (RunGraph).
+  Picoseconds duration_ps(OpId op) const { return run_->ops[op].duration_ps; }
 
   // Records the start of the head of `queue` at `now_ps` and what bound it; `psum_wait` is the release op it
   // waited for, if any. Returns the op.
@@ -56,12 +62,16 @@ class RunState {
   QueueListener* listener(std::uint32_t queue) const { return listeners_[queue]; }
 
   std::size_t finished_count() const { return finished_; }
-  std::vector<OpTiming>& timings() { return timing_; }
+  const std::vector<OpTiming>& timings() const { return timing_; }
+  // Hands the timings to the caller (the next reset() allocates them anew: they leave with the result).
+  std::vector<OpTiming> take_timings() { return std::move(timing_); }
 
  private:
-  const ScheduleGraph& graph_;
-  const HardwareConfig& hw_;
-  Picoseconds semaphore_ps_;
+  const ScheduleGraph* graph_ = nullptr;
+  const RunGraph* run_ = nullptr;
+  const HardwareConfig* hw_ = nullptr;
+  std::uint64_t origin_ = 0;
+  Picoseconds semaphore_ps_ = 0;
   std::vector<OpTiming> timing_;
   std::vector<std::uint32_t> remaining_;
   std::vector<Picoseconds> ready_ps_;

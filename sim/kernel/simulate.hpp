@@ -1,20 +1,22 @@
-// Entry points that run a schedule graph on the SystemC model. A SystemC kernel runs once per process:
-// simulate() uses this process (the CLI's single run), simulate_isolated() a forked child (tests, sweeps),
-// which sends the per-op timings back; both validate the graph first and return the same SimResult.
+// Entry points that run a schedule graph on the SystemC model. Every simulation of a process runs on the one
+// kernel of that process (AcceleratorModule): simulate() validates, runs and summarizes in this process, as
+// many times as the caller likes, with the same result as a fresh process would give. Isolation (a process of
+// its own per simulation, a time limit) is the worker pool's (sim/studies/worker_pool.hpp).
 #pragma once
 
 #include "sim/core/graph_validation.hpp"
 #include "sim/core/hardware_config.hpp"
 #include "sim/core/schedule_graph.hpp"
 #include "sim/core/sim_result.hpp"
+#include "sim/kernel/run_graph.hpp"
 
 namespace stasim {
 
 SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {},
                    const BufferLocator& buffer_where = {});
-SimResult simulate_isolated(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {},
-                            const BufferLocator& buffer_where = {});
 
+// The flat form of a validated graph, with every op's cost computed (the graph must outlive it).
+RunGraph make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw);
 // Runs the kernel without validating or summarizing (the bench times these phases separately). Throws
 // DeadlockError, naming ops by `where`, when the run ends with ops not executed.
 RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});

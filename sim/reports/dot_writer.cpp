@@ -2,6 +2,8 @@
 
 #include <boost/graph/graphviz.hpp>
 
+#include "sim/core/schedule_graph_bgl.hpp"
+
 #include <cstdio>
 #include <set>
 #include <utility>
@@ -31,7 +33,7 @@ class OpWriter {
     std::string engine = op.engine == Engine::dma ? "dma q" + std::to_string(op.queue) : engine_name(op.engine);
     char interval[96];
     std::snprintf(interval, sizeof interval, "%.3f-%.3f ns", ns_from_ps(t.start_ps), ns_from_ps(t.end_ps));
-    std::string label = op.name + "\\n" + engine + " core " + std::to_string(op.core) + "\\n" + interval;
+    std::string label = graph_.name(static_cast<OpId>(v)) + "\\n" + engine + " core " + std::to_string(op.core) + "\\n" + interval;
     out << "[label=" << dot_quoted(label);
     if (critical_[v]) out << ", color=red, style=filled, fillcolor=\"#ffd0d0\", penwidth=2";
     out << "]";
@@ -49,11 +51,10 @@ class DepWriter {
       : graph_(graph), path_edges_(path_edges) {}
   template <class Edge>
   void operator()(std::ostream& out, const Edge& e) const {
-    const auto& g = graph_.graph();
-    OpId from = static_cast<OpId>(boost::source(e, g)), to = static_cast<OpId>(boost::target(e, g));
+    OpId from = graph_.source(e), to = graph_.target(e);
     std::vector<std::string> attrs;
-    if (g[e].kind == DepKind::anti) attrs.push_back("style=dashed");
-    if (g[e].kind == DepKind::control) attrs.push_back("style=dotted");
+    if (graph_.dep_kind(e) == DepKind::anti) attrs.push_back("style=dashed");
+    if (graph_.dep_kind(e) == DepKind::control) attrs.push_back("style=dotted");
     if (path_edges_.count({from, to})) {
       attrs.push_back("color=red");
       attrs.push_back("penwidth=3");
@@ -77,7 +78,7 @@ void write_dot(std::ostream& out, const ScheduleGraph& graph, const SimResult& r
   std::set<std::pair<OpId, OpId>> path_edges;
   const auto& path = result.critical_path.ops;
   for (std::size_t i = 1; i < path.size(); ++i) path_edges.insert({path[i - 1], path[i]});
-  boost::write_graphviz(out, graph.graph(), OpWriter(graph, result, critical), DepWriter(graph, path_edges));
+  boost::write_graphviz(out, graph, OpWriter(graph, result, critical), DepWriter(graph, path_edges));
 }
 
 }  // namespace stasim

@@ -9,7 +9,7 @@ namespace stasim {
 namespace {
 
 // The number after `prefix` at the start of a dot-separated part ("L3", "e12"); -1 when the part is not that.
-int numbered_part(const std::string& name, std::size_t begin, std::size_t end, char prefix) {
+int numbered_part(std::string_view name, std::size_t begin, std::size_t end, char prefix) {
   if (end - begin < 2 || name[begin] != prefix) return -1;
   int value = 0;
   for (std::size_t i = begin + 1; i < end; ++i) {
@@ -21,7 +21,7 @@ int numbered_part(const std::string& name, std::size_t begin, std::size_t end, c
 
 }  // namespace
 
-OpLabelParts parse_op_label(const std::string& name) {
+OpLabelParts parse_op_label(std::string_view name) {
   OpLabelParts parts;
   std::size_t begin = 0;
   for (bool first = true; begin <= name.size(); first = false) {
@@ -48,9 +48,10 @@ OpFacts op_facts(const ScheduleGraph& graph, const SimResult& result, OpId v) {
   const OpTiming& t = result.ops[v];
   OpFacts f;
   f.op = &op;
+  f.name = graph.name(v);
   f.phase = graph.phases()[op.phase];
   f.queue = op.engine == Engine::dma ? "dma" + std::to_string(op.queue) : engine_name(op.engine);
-  f.label = parse_op_label(op.name);
+  f.label = parse_op_label(f.name);
   f.start_ps = t.start_ps;
   f.end_ps = t.end_ps;
   f.bound_by = bound_by_text(graph, t);
@@ -64,6 +65,7 @@ OpFacts op_facts(const ScheduleGraph& graph, const SimResult& result, OpId v) {
     f.bytes = op.bytes;
     f.src = location_text(op.src, op.peer_core);
     f.dst = location_text(op.dst, op.peer_core);
+    f.dge = dge_mode_name(op.dge);
     f.bytes_per_partition = static_cast<double>(op.bytes) / std::max<std::uint32_t>(op.partitions, 1);
     const Picoseconds duration = t.end_ps - t.start_ps;
     if (duration > 0) f.achieved_gbps = static_cast<double>(op.bytes) * 1000.0 / static_cast<double>(duration);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "sim/core/schedule_graph.hpp"
 #include "sim/core/sim_result.hpp"
@@ -18,13 +19,14 @@ struct OpLabelParts {
   int expert = -1;
 };
 // "L3.c0.e5.gate.matmul[2]" -> layer 3, expert 5; "head.c1.lm_head.mm[4]" -> none.
-OpLabelParts parse_op_label(const std::string& name);
+OpLabelParts parse_op_label(std::string_view name);
 
 // "hbm", "sbuf", "psum" or "core<N>" for the SBUF of another physical core.
 std::string location_text(Location location, std::uint8_t peer_core);
 
 struct OpFacts {
   const Op* op = nullptr;
+  std::string name;                  // the op's label
   std::string phase;                 // "" = untagged
   std::string queue;                 // "tensor", ..., "dma3" for DMA queue 3
   OpLabelParts label;
@@ -33,6 +35,7 @@ struct OpFacts {
   std::string shape;                 // "k128 m128 n512" (matmul), "p128 f64" (elementwise), "p128" (DMA)
   std::uint64_t bytes = 0;           // DMA only
   std::string src, dst;              // DMA only
+  std::string dge;                   // DMA only: who generates the descriptors (static, hwdge, swdge)
   double bytes_per_partition = 0;    // DMA only
   double achieved_gbps = 0;          // DMA only: bytes / (end - start); bytes per ns = GB/s
   bool critical = false;

@@ -30,19 +30,19 @@ std::string ns(Picoseconds ps) { return number(ns_from_ps(ps), "%.3f"); }
 std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result) {
   std::string out =
       "op,core,queue,engine,layer,expert,phase,kind,start_ns,end_ns,duration_ns,bound_by,critical,dtype,shape,"
-      "bytes,src,dst,bytes_per_partition,achieved_gbps,instructions\n";
+      "bytes,src,dst,dge,bytes_per_partition,achieved_gbps,instructions\n";
   std::vector<char> critical(graph.size(), 0);
   for (OpId v : result.critical_path.ops) critical[v] = 1;
   for (OpId v = 0; v < graph.size(); ++v) {
     const OpFacts f = op_facts(graph, result, v);
     const Op& op = *f.op;
     const bool dma = op.engine == Engine::dma;
-    out += cell(op.name) + ',' + std::to_string(op.core) + ',' + f.queue + ',' + engine_name(op.engine) + ',' +
+    out += cell(f.name) + ',' + std::to_string(op.core) + ',' + f.queue + ',' + engine_name(op.engine) + ',' +
            (f.label.layer >= 0 ? std::to_string(f.label.layer) : "") + ',' +
            (f.label.expert >= 0 ? std::to_string(f.label.expert) : "") + ',' + cell(f.phase) + ',' +
            op_kind_name(op.kind) + ',' + ns(f.start_ps) + ',' + ns(f.end_ps) + ',' + ns(f.end_ps - f.start_ps) + ',' +
            cell(f.bound_by) + ',' + (critical[v] ? "1" : "0") + ',' + dtype_name(op.dtype) + ',' + f.shape + ',' +
-           (dma ? std::to_string(f.bytes) : "") + ',' + f.src + ',' + f.dst + ',' +
+           (dma ? std::to_string(f.bytes) : "") + ',' + f.src + ',' + f.dst + ',' + f.dge + ',' +
            (dma ? number(f.bytes_per_partition, "%.6g") : "") + ',' + (dma ? number(f.achieved_gbps, "%.3f") : "") +
            ",1\n";
   }

@@ -23,9 +23,9 @@ std::string fmt_us(Picoseconds ps) {
 std::string bound_by_text(const ScheduleGraph& graph, const OpTiming& t) {
   switch (t.bound) {
     case BoundKind::start: return "start";
-    case BoundKind::dep: return "dep:" + graph.op(t.bound_op).name;
-    case BoundKind::queue: return "queue:" + graph.op(t.bound_op).name;
-    case BoundKind::psum: return "psum:" + graph.op(t.bound_op).name;
+    case BoundKind::dep: return "dep:" + graph.name(t.bound_op);
+    case BoundKind::queue: return "queue:" + graph.name(t.bound_op);
+    case BoundKind::psum: return "psum:" + graph.name(t.bound_op);
   }
   return "start";
 }
@@ -40,7 +40,7 @@ nlohmann::json result_json(const ScheduleGraph& graph, const HardwareConfig& hw,
     for (OpId v = 0; v < graph.size(); ++v) {
       const Op& op = graph.op(v);
       const OpTiming& t = r.ops[v];
-      json o = {{"name", op.name}, {"engine", engine_name(op.engine)}, {"core", op.core},
+      json o = {{"name", graph.name(v)}, {"engine", engine_name(op.engine)}, {"core", op.core},
                 {"start_ns", ns(t.start_ps)}, {"end_ns", ns(t.end_ps)}, {"bound_by", bound_by_text(graph, t)}};
       if (op.engine == Engine::dma) o["queue"] = op.queue;
       if (op.phase) o["phase"] = graph.phases()[op.phase];
@@ -69,7 +69,7 @@ nlohmann::json result_json(const ScheduleGraph& graph, const HardwareConfig& hw,
                  {"capacity_bytes", r.sbuf_capacity_bytes}};
   doc["psum"] = {{"peak_banks", r.psum_peak_banks}, {"banks", hw.psum.banks}};
   json path_ops = json::array();
-  for (OpId v : r.critical_path.ops) path_ops.push_back(graph.op(v).name);
+  for (OpId v : r.critical_path.ops) path_ops.push_back(graph.name(v));
   json by_engine = json::object();
   for (int e = 0; e < kEngineCount; ++e)
     by_engine[engine_name(static_cast<Engine>(e))] = ns(r.critical_path.by_engine_ps[e]);
@@ -113,7 +113,7 @@ void print_summary(std::ostream& out, const ScheduleGraph& graph, const Hardware
       out << " ...";
       break;
     }
-    out << (shown == 1 ? ": " : " -> ") << graph.op(v).name;
+    out << (shown == 1 ? ": " : " -> ") << graph.name_view(v);
   }
   out << '\n';
 }

@@ -80,7 +80,7 @@ namespace {
 // The slice args: the op's label and every fact a reader opens the trace for.
 json slice_args(const OpFacts& f) {
   const Op& op = *f.op;
-  json args = {{"name", op.name}, {"kind", op_kind_name(op.kind)}, {"phase", f.phase.empty() ? "untagged" : f.phase},
+  json args = {{"name", f.name}, {"kind", op_kind_name(op.kind)}, {"phase", f.phase.empty() ? "untagged" : f.phase},
                {"queue", f.queue}, {"start_ns", ns_from_ps(f.start_ps)}, {"end_ns", ns_from_ps(f.end_ps)},
                {"bound_by", f.bound_by}, {"dtype", dtype_name(op.dtype)}, {"shape", f.shape}};
   if (f.label.layer >= 0) args["layer"] = f.label.layer;
@@ -89,6 +89,7 @@ json slice_args(const OpFacts& f) {
     args["bytes"] = f.bytes;
     args["src"] = f.src;
     args["dst"] = f.dst;
+    args["dge"] = f.dge;
     args["bytes_per_partition"] = f.bytes_per_partition;
     args["achieved_gbps"] = std::round(f.achieved_gbps * 1000.0) / 1000.0;
   }
@@ -99,7 +100,7 @@ json slice_args(const OpFacts& f) {
 // Whether op `v` is in the traced layer range.
 bool traced(const ScheduleGraph& graph, OpId v, const TraceOptions& options) {
   if (options.first_layer < 0) return true;
-  const int layer = parse_op_label(graph.op(v).name).layer;
+  const int layer = parse_op_label(graph.name_view(v)).layer;
   return layer >= options.first_layer && layer <= options.last_layer;
 }
 
@@ -163,9 +164,9 @@ void append_trace(json& doc, const ScheduleGraph& graph, const SimResult& r, con
 
   // A flow arrow for each dependency between two different tracks: from the producer's slice to the consumer's.
   std::uint64_t flow_id = static_cast<std::uint64_t>(options.first_pid) << 32;
-  for (auto [e, end] = boost::edges(graph.graph()); e != end; ++e) {
-    OpId from = static_cast<OpId>(boost::source(*e, graph.graph()));
-    OpId to = static_cast<OpId>(boost::target(*e, graph.graph()));
+  for (ScheduleGraph::EdgeId e = 0; e < graph.edge_count(); ++e) {
+    OpId from = graph.source(e);
+    OpId to = graph.target(e);
     if (graph.queue_of(from) == graph.queue_of(to) || !in[from] || !in[to]) continue;
     const Op& a = graph.op(from);
     const Op& b = graph.op(to);

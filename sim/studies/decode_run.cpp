@@ -18,12 +18,6 @@ double us(Picoseconds ps) { return static_cast<double>(ps) / 1e6; }
 // Rounds to the nanosecond for stable JSON (times are exact picoseconds underneath).
 double us3(Picoseconds ps) { return static_cast<double>((ps + 500) / 1000) / 1000.0; }
 
-// A SystemC kernel runs once per process: only a caller that owns its process and needs one simulation may
-// run it here.
-SimResult simulate_decode(const DecodeGraph& decode, const HardwareConfig& hw, bool in_this_process) {
-  return in_this_process ? simulate(decode.graph, hw) : simulate_isolated(decode.graph, hw);
-}
-
 }  // namespace
 
 DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
@@ -108,7 +102,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     SimResult result;
     try {
       decode = build_decode_step(run.model, run.deployment, run.representation, run.hw, options, dataflow.routed);
-      result = simulate_decode(decode, run.hw, req.own_process && candidates.size() == 1);
+      result = simulate(decode.graph, run.hw);
     } catch (const InputError& e) {
       // `auto` keeps the schedules that fit this model and hardware; an explicit choice must fit.
       if (!run.down_auto) throw;

@@ -107,7 +107,7 @@ json golden_summary(const GoldenCase& c, const std::string& source_dir, const Da
   if (!c.schedule.empty()) {
     HardwareConfig hw = load_hardware(hw_path);
     LoadedSchedule schedule = load_schedule(c.schedule);
-    SimResult r = simulate_isolated(schedule.graph, hw, schedule.locator());
+    SimResult r = simulate(schedule.graph, hw, schedule.locator());
     json doc = result_summary(schedule.graph, r);
     doc["case"] = {{"schedule", std::filesystem::path(c.schedule).filename().string()}, {"hw", "trn3"}};
     return doc;

@@ -52,7 +52,7 @@ TEST(OpTable, RowsAddUpToTheRunsFigures) {
   const std::vector<Row> rows = read_csv(tmp("run.csv"), &header);
   EXPECT_EQ(header, (std::vector<std::string>{"op", "core", "queue", "engine", "layer", "expert", "phase", "kind",
                                               "start_ns", "end_ns", "duration_ns", "bound_by", "critical", "dtype",
-                                              "shape", "bytes", "src", "dst", "bytes_per_partition", "achieved_gbps",
+                                              "shape", "bytes", "src", "dst", "dge", "bytes_per_partition", "achieved_gbps",
                                               "instructions"}));
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(tmp("run.json")));
   ASSERT_EQ(rows.size(), run["sim"]["ops"].get<std::size_t>());
@@ -115,6 +115,7 @@ TEST(OpTable, ScheduleRowsCarryTheYamlsValues) {
   EXPECT_EQ(load.at("bytes_per_partition"), "1024");  // 131072 / 128
   EXPECT_EQ(load.at("src"), "hbm");
   EXPECT_EQ(load.at("dst"), "sbuf");
+  EXPECT_EQ(load.at("dge"), "static");  // the schedule names no descriptor-generation mode
   EXPECT_EQ(load.at("phase"), "gate_up");
   EXPECT_EQ(load.at("layer"), "");
   // achieved GB/s = 131072 bytes / the transfer's duration in ns.

@@ -166,7 +166,7 @@ TEST(TraceFormat, RunTraceIsValidAndGzipHoldsTheSameBytes) {
     with_expert += a.contains("expert");
     if (a["kind"] == "transfer") {
       ++dma;
-      for (const char* key : {"bytes", "src", "dst", "bytes_per_partition", "achieved_gbps"})
+      for (const char* key : {"bytes", "src", "dst", "dge", "bytes_per_partition", "achieved_gbps"})
         ASSERT_TRUE(a.contains(key)) << key << " missing in " << s.dump();
       // achieved GB/s = bytes / duration in ns (dur is in us).
       const double ns = s["dur"].get<double>() * 1000;

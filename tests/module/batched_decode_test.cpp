@@ -56,15 +56,15 @@ TEST(XlaBaseline, NoExpertWeightIsRequestedBeforeTheRoutingRoundTrip) {
       std::string prefix = std::string(layer) + "c" + std::to_string(core) + ".";
       Picoseconds routed = -1;
       for (OpId v = 0; v < g.size(); ++v)
-        if (g.op(v).name == prefix + "moe.routes.reload") routed = r.result.ops[v].end_ps;
+        if (g.name(v) == prefix + "moe.routes.reload") routed = r.result.ops[v].end_ps;
       ASSERT_GE(routed, 0);
       std::size_t loads = 0;
       for (OpId v = 0; v < g.size(); ++v) {
         const Op& op = g.op(v);
-        if (op.engine != Engine::dma || op.name.rfind(prefix + "e", 0) != 0 || op.name.find(".load") == std::string::npos)
+        if (op.engine != Engine::dma || g.name(v).rfind(prefix + "e", 0) != 0 || g.name(v).find(".load") == std::string::npos)
           continue;
         ++loads;
-        EXPECT_GE(r.result.ops[v].start_ps, routed) << op.name;
+        EXPECT_GE(r.result.ops[v].start_ps, routed) << g.name(v);
       }
       EXPECT_EQ(loads, 8u * 3u);  // gate, up, down chunk of each of the 8 experts
     }

@@ -21,7 +21,7 @@ DecodeRun run(const std::string& dataflow, std::int64_t layers = 0, RunRequest r
 
 Picoseconds end_of(const DecodeRun& r, const std::string& name) {
   for (OpId v = 0; v < r.decode.graph.size(); ++v)
-    if (r.decode.graph.op(v).name == name) return r.result.ops[v].end_ps;
+    if (r.decode.graph.name(v) == name) return r.result.ops[v].end_ps;
   ADD_FAILURE() << "no op " << name;
   return 0;
 }
@@ -70,7 +70,7 @@ TEST(DecodeBehaviour, DownWeightDmaOverlapsTheGateUpWork) {
     const Op& op = g.op(v);
     const std::string& phase = g.phases()[op.phase];
     const OpTiming& t = r.result.ops[v];
-    if (op.engine == Engine::dma && op.name.find(".load_down[") != std::string::npos) down.emplace_back(t.start_ps, t.end_ps);
+    if (op.engine == Engine::dma && g.name(v).find(".load_down[") != std::string::npos) down.emplace_back(t.start_ps, t.end_ps);
     else if (op.engine != Engine::dma && (phase == "gather" || phase == "lr" || phase == "shared_proj" || phase == "act"))
       compute.emplace_back(t.start_ps, t.end_ps);
   }

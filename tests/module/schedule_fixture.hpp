@@ -23,7 +23,7 @@ struct Run {
 
   OpId id(const std::string& name) const {
     for (OpId v = 0; v < schedule.graph.size(); ++v)
-      if (schedule.graph.op(v).name == name) return v;
+      if (schedule.graph.name(v) == name) return v;
     ADD_FAILURE() << "no op " << name;
     return 0;
   }
@@ -36,9 +36,9 @@ inline std::string Run::bound(const std::string& name) const {
   const OpTiming& t = result.ops[id(name)];
   switch (t.bound) {
     case BoundKind::start: return "start";
-    case BoundKind::dep: return "dep:" + schedule.graph.op(t.bound_op).name;
-    case BoundKind::queue: return "queue:" + schedule.graph.op(t.bound_op).name;
-    case BoundKind::psum: return "psum:" + schedule.graph.op(t.bound_op).name;
+    case BoundKind::dep: return "dep:" + schedule.graph.name(t.bound_op);
+    case BoundKind::queue: return "queue:" + schedule.graph.name(t.bound_op);
+    case BoundKind::psum: return "psum:" + schedule.graph.name(t.bound_op);
   }
   return "";
 }
@@ -46,7 +46,7 @@ inline std::string Run::bound(const std::string& name) const {
 // The schedule is loaded into the returned object first, so the graph the result refers to stays alive.
 inline std::unique_ptr<Run> simulate_yaml(const std::string& yaml, const HardwareConfig& hw) {
   auto run = std::make_unique<Run>(Run{read_schedule(YAML::Load(yaml), "test.yaml"), {}});
-  run->result = simulate_isolated(run->schedule.graph, hw, run->schedule.locator(), run->schedule.buffer_locator());
+  run->result = simulate(run->schedule.graph, hw, run->schedule.locator(), run->schedule.buffer_locator());
   return run;
 }
 

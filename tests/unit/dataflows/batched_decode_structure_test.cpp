@@ -35,7 +35,7 @@ DataflowOptions one_layer() {
 
 const Op* find_op(const ScheduleGraph& g, const std::string& name) {
   for (OpId v = 0; v < g.size(); ++v)
-    if (g.op(v).name == name) return &g.op(v);
+    if (g.name(v) == name) return &g.op(v);
   return nullptr;
 }
 
@@ -82,7 +82,7 @@ TEST(BatchedDecodeStructure, CardanGathersCoverEachExpertsTokens) {
   std::size_t gathers = 0;
   for (OpId v = 0; v < b.decode.graph.size(); ++v) {
     const Op& op = b.decode.graph.op(v);
-    if (op.kind != OpKind::gather || op.name.rfind("L0.c0.", 0) != 0) continue;
+    if (op.kind != OpKind::gather || b.decode.graph.name(v).rfind("L0.c0.", 0) != 0) continue;
     ++gathers;
     EXPECT_EQ(op.free, 32u * 256u * 128u);
   }

@@ -40,7 +40,7 @@ inline Built build(const std::string& model, const std::string& dataflow, Datafl
 inline std::size_t count_ops(const ScheduleGraph& g, const std::string& part, const std::string& prefix = "") {
   std::size_t n = 0;
   for (OpId v = 0; v < g.size(); ++v) {
-    const std::string& name = g.op(v).name;
+    const std::string& name = g.name(v);
     if (name.find(part) != std::string::npos && name.rfind(prefix, 0) == 0) ++n;
   }
   return n;

@@ -71,7 +71,7 @@ TEST(DecodeStructure, GathersPerLayerAreTwoBatchedAndTwoPerExpertUnbatched) {
     std::size_t n = 0;
     const ScheduleGraph& g = b.decode.graph;
     for (OpId v = 0; v < g.size(); ++v)
-      if (g.op(v).kind == OpKind::gather && g.op(v).name.rfind("L0.c0.", 0) == 0) ++n;
+      if (g.op(v).kind == OpKind::gather && g.name(v).rfind("L0.c0.", 0) == 0) ++n;
     return n;
   };
   EXPECT_EQ(gathers(build("qwen3-30b-a3b", "cardan", layers(1))), 2u);

@@ -19,7 +19,7 @@ std::vector<std::uint32_t> widths(const ScheduleGraph& g, const std::string& pre
   std::vector<std::uint32_t> out;
   for (OpId v = 0; v < g.size(); ++v) {
     const Op& op = g.op(v);
-    if (op.kind == OpKind::matmul && op.name.rfind(prefix, 0) == 0 && op.name.find(part) != std::string::npos) out.push_back(op.n);
+    if (op.kind == OpKind::matmul && g.name(v).rfind(prefix, 0) == 0 && g.name(v).find(part) != std::string::npos) out.push_back(op.n);
   }
   return out;
 }

@@ -17,8 +17,8 @@ std::uint64_t loaded(const ScheduleGraph& g, const std::string& layer, const std
   std::uint64_t bytes = 0;
   for (OpId v = 0; v < g.size(); ++v) {
     const Op& op = g.op(v);
-    if (op.engine == Engine::dma && op.src == Location::hbm && op.name.rfind(layer, 0) == 0 &&
-        op.name.find(part) != std::string::npos)
+    if (op.engine == Engine::dma && op.src == Location::hbm && g.name(v).rfind(layer, 0) == 0 &&
+        g.name(v).find(part) != std::string::npos)
       bytes += op.bytes;
   }
   return bytes;
@@ -26,7 +26,7 @@ std::uint64_t loaded(const ScheduleGraph& g, const std::string& layer, const std
 
 const Op* find_op(const ScheduleGraph& g, const std::string& name) {
   for (OpId v = 0; v < g.size(); ++v)
-    if (g.op(v).name == name) return &g.op(v);
+    if (g.name(v) == name) return &g.op(v);
   return nullptr;
 }
 

@@ -46,12 +46,12 @@ TEST(VariantStructure, W4a8RunsMxMatmulsAndConvertsOncePerActivatedExpert) {
   std::uint64_t gate_up = 0;
   for (OpId v = 0; v < g.size(); ++v) {
     const Op& op = g.op(v);
-    if (op.kind == OpKind::matmul && op.name.find(".mx_mm[") != std::string::npos) {
+    if (op.kind == OpKind::matmul && g.name(v).find(".mx_mm[") != std::string::npos) {
       EXPECT_EQ(op.dtype, Dtype::mxfp4);
       EXPECT_EQ(op.k, 512u);
     }
-    if (op.engine == Engine::dma && op.name.rfind("L0.", 0) == 0 &&
-        (op.name.find(".gate.load") != std::string::npos || op.name.find(".up.load") != std::string::npos))
+    if (op.engine == Engine::dma && g.name(v).rfind("L0.", 0) == 0 &&
+        (g.name(v).find(".gate.load") != std::string::npos || g.name(v).find(".up.load") != std::string::npos))
       gate_up += op.bytes;
   }
   // Gate/up bytes: elements H x I_rank / 2 + scales (H / 32) x I_rank per projection, = 4.25 bits per weight:

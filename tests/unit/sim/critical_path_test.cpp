@@ -10,11 +10,10 @@ namespace {
 // A fixed-duration op with a phase tag (the timings are written by hand in each test).
 OpId add_tagged_op(ScheduleGraph& g, const char* name, Engine engine, const char* phase) {
   Op op;
-  op.name = name;
   op.engine = engine;
   op.kind = OpKind::fixed;
   op.phase = g.phase_id(phase);
-  return g.add_op(op);
+  return g.add_op(op, name);
 }
 
 TEST(IntervalUnion, MergesOverlapsAndTouchingIntervals) {

@@ -11,9 +11,8 @@ namespace {
 using testing::HasSubstr;
 using testing::Not;
 
-Op tensor_op(const std::string& name) {
+Op tensor_op() {
   Op o;
-  o.name = name;
   o.engine = Engine::tensor;
   o.kind = OpKind::fixed;
   o.duration_ps = 1000;
@@ -28,13 +27,12 @@ struct InterleavedGroups {
   std::uint32_t g1, g2;
 
   InterleavedGroups() {
-    mm1 = g.add_op(tensor_op("mm1"));
-    mm2 = g.add_op(tensor_op("mm2"));
-    Op release = tensor_op("r1");
+    mm1 = g.add_op(tensor_op(), "mm1");
+    mm2 = g.add_op(tensor_op(), "mm2");
+    Op release = tensor_op();
     release.releases_psum_bank = 0;
-    r1 = g.add_op(release);
-    release.name = "r2";
-    r2 = g.add_op(release);
+    r1 = g.add_op(release, "r1");
+    r2 = g.add_op(release, "r2");
     g1 = g.new_psum_group(0, 0, "g1");
     g2 = g.new_psum_group(0, 0, "g2");
     g.add_to_psum_group(mm1, g1);
@@ -85,7 +83,7 @@ TEST(DeadlockReport, NamesWhatEachStuckOpWaitsFor) {
 TEST(DeadlockReport, UsesTheCallersOpNames) {
   InterleavedGroups f;
   std::string text = DeadlockReport(f.g, f.snapshot()).text([&f](OpId id) {
-    return "s.yaml:" + std::to_string(id + 2) + ": op '" + f.g.op(id).name + "'";
+    return "s.yaml:" + std::to_string(id + 2) + ": op '" + f.g.name(id) + "'";
   });
   EXPECT_THAT(text, HasSubstr("\n  s.yaml:3: op 'mm2' (core 0 tensor): needs PSUM bank 0"));
 }
@@ -93,15 +91,14 @@ TEST(DeadlockReport, UsesTheCallersOpNames) {
 // A release on another engine that depends on an op stuck behind the bank: the cycle runs through a dependency.
 TEST(DeadlockReport, FollowsDependenciesAcrossEngines) {
   ScheduleGraph g;
-  OpId a = g.add_op(tensor_op("a"));
-  OpId b = g.add_op(tensor_op("b"));
+  OpId a = g.add_op(tensor_op(), "a");
+  OpId b = g.add_op(tensor_op(), "b");
   Op drain;
-  drain.name = "drain_a";
   drain.engine = Engine::vector;
   drain.kind = OpKind::fixed;
   drain.duration_ps = 1000;
   drain.releases_psum_bank = 2;
-  OpId d = g.add_op(drain);
+  OpId d = g.add_op(drain, "drain_a");
   std::uint32_t ga = g.new_psum_group(0, 2, "a");
   std::uint32_t gb = g.new_psum_group(0, 2, "b");
   g.add_to_psum_group(a, ga);
@@ -128,10 +125,9 @@ TEST(DeadlockReport, ListsAtMostTheCapAndCountsTheRest) {
   std::vector<OpId> ops;
   for (int i = 0; i < 30; ++i) {
     Op o;
-    o.name = "v" + std::to_string(i);
     o.engine = Engine::vector;
     o.duration_ps = 1000;
-    ops.push_back(g.add_op(o));
+    ops.push_back(g.add_op(o, "v" + std::to_string(i)));
   }
   g.add_dep(ops.back(), ops.front());
   StuckSnapshot s;
@@ -151,7 +147,7 @@ TEST(DeadlockReport, ListsAtMostTheCapAndCountsTheRest) {
 
 TEST(DeadlockReport, AReadyHeadThatNeverIssuedIsASimulatorBug) {
   ScheduleGraph g;
-  OpId a = g.add_op(tensor_op("a"));
+  OpId a = g.add_op(tensor_op(), "a");
   StuckSnapshot s;
   s.finished = {0};
   s.queue_head = {a};

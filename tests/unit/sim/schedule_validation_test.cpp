@@ -74,6 +74,59 @@ TEST(ScheduleYaml, WrongTypesAndNonPositiveSizes) {
   EXPECT_THAT(problem_of("opz: []\n"), HasSubstr("missing required list 'ops'"));
 }
 
+TEST(ScheduleYaml, DescriptorGenerationModes) {
+  LoadedSchedule s = read_schedule(YAML::Load(R"(
+ops:
+  - {name: idx, engine: vector, duration_ns: 5}
+  - {name: w, engine: dma, bytes: 4096, dge: swdge, deps: [idx], phase: gate_up}
+  - {name: h, engine: dma, bytes: 4096, dge: hwdge}
+  - {name: s, engine: dma, bytes: 4096}
+)"), "s.yaml");
+  const ScheduleGraph& g = s.graph;
+  // The swdge transfer brings its GpSimd descriptor op, listed (and queued) just before it.
+  ASSERT_EQ(g.size(), 5u);
+  const Op& gen = g.op(1);
+  EXPECT_EQ(gen.name, "w.dge");
+  EXPECT_EQ(gen.engine, Engine::gpsimd);
+  EXPECT_EQ(gen.kind, OpKind::descriptors);
+  EXPECT_EQ(gen.bytes, 4096u);
+  EXPECT_EQ(g.phases()[gen.phase], "gate_up");
+  EXPECT_EQ(g.op(2).dge, DgeMode::swdge);
+  EXPECT_EQ(g.op(3).dge, DgeMode::hwdge);
+  EXPECT_EQ(g.op(4).dge, DgeMode::static_);  // the default
+  // The transfer's dependencies move to the descriptor op; the transfer waits for the descriptors.
+  ASSERT_EQ(boost::in_degree(1, g.graph()), 1u);
+  EXPECT_EQ(boost::source(*boost::in_edges(1, g.graph()).first, g.graph()), 0u);
+  ASSERT_EQ(boost::in_degree(2, g.graph()), 1u);
+  EXPECT_EQ(boost::source(*boost::in_edges(2, g.graph()).first, g.graph()), 1u);
+  EXPECT_EQ(s.op_lines[1], 4);  // messages about the descriptor op point at its transfer's line
+  EXPECT_NO_THROW(validate_graph(g, trn3(), s.locator()));
+}
+
+TEST(ScheduleYaml, BadDescriptorModesAndGatherShapes) {
+  EXPECT_THAT(problem_of("ops:\n  - {name: w, engine: dma, bytes: 64, dge: swdeg}\n"),
+              HasSubstr("s.yaml:2:39: ops[0].dge: unknown descriptor-generation mode 'swdeg' (did you mean 'swdge'?)"));
+  EXPECT_THAT(problem_of("ops:\n  - {name: a, engine: vector, kind: tensor_copy, free: 8, dge: hwdge}\n"),
+              HasSubstr("ops[0].dge: only DMA transfers have a descriptor-generation mode"));
+  EXPECT_THAT(problem_of("ops:\n  - {name: g, engine: gpsimd, kind: gather, free: 8, elements_per_index: 16}\n"),
+              HasSubstr("s.yaml:2: op 'g': elements_per_index = 16 must be between 1 and the 8 elements gathered per partition (free)"));
+  EXPECT_THAT(problem_of("ops:\n  - {name: g, engine: gpsimd, kind: gather, free: 8, index_bytes: 3}\n"),
+              HasSubstr("ops[0].index_bytes: must be 1, 2 or 4"));
+  EXPECT_THAT(problem_of("ops:\n  - {name: g, engine: gpsimd, kind: iota, free: 8, elements_per_index: 2}\n"),
+              HasSubstr("ops[0].elements_per_index: only gather ops have it"));
+  EXPECT_THAT(problem_of("ops:\n  - {name: w.dge, engine: vector, duration_ns: 5}\n  - {name: w, engine: dma, bytes: 64, dge: swdge}\n"),
+              HasSubstr("op name 'w.dge' is taken (the swdge descriptor op of 'w')"));
+  // NC-v2 has no hardware DGE block.
+  try {
+    LoadedSchedule s = read_schedule(YAML::Load("ops:\n  - {name: w, engine: dma, bytes: 64, dge: hwdge}\n"), "s.yaml");
+    validate_graph(s.graph, load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn1.yaml"), s.locator());
+    ADD_FAILURE() << "hwdge on trn1 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("s.yaml:2: op 'w': dge = hwdge needs a hardware descriptor-generation engine; trn1 has "
+                                    "none (core.dma.hwdge_instances = 0): use swdge or static"));
+  }
+}
+
 TEST(GraphValidation, MissingCoresEnginesQueuesAndTileLimits) {
   EXPECT_THAT(problem_of("ops:\n  - {name: a, engine: vector, core: 2, duration_ns: 5}\n"),
               HasSubstr("op 'a': core 2 does not exist: trn3 simulates lnc = 2 physical core(s), numbered 0..1"));

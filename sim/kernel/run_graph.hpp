@@ -1,0 +1,42 @@
+// RunGraph: the flat form of a validated schedule graph that the kernel runs on. Every op's cost is computed
+// once, before the run (the cost formulas are pure: engines/cost_model.hpp, memory/dma_cost.hpp), and kept
+// in a 16-byte record with what the kernel reads on every start and finish (core, engine, PSUM bank), so the
+// event loop touches neither the 72-byte Op nor a cost formula. Successors are the graph's own out-edge lists
+// (compressed rows in insertion order); queues are the graph's. Built by make_run_graph (sim/kernel/simulate.hpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/schedule_graph.hpp"
+#include "sim/core/units.hpp"
+
+namespace stasim {
+
+struct RunOp {
+  Picoseconds duration_ps = 0;   // compute ops: the whole op; DMA: the fixed phase before bytes move
+  std::uint32_t aux = 0;         // tensor ops: PSUM group (kNoGroup: none); DMA: index into RunGraph::dma
+  std::uint8_t core = 0;
+  Engine engine = Engine::tensor;
+  std::int8_t psum_bank = -1;        // accumulates into this bank of its core
+  std::int8_t releases_bank = -1;    // frees this bank of its core when it ends
+};
+static_assert(sizeof(RunOp) == 16, "RunOp is read on every start and finish: keep it one quarter of a cache line");
+
+// The bytes a DMA transfer moves at the shared rate and the resources it shares (max-min fair sharing).
+struct RunDma {
+  double effective_bytes = 0;    // after the efficiency knee; 0: the fixed phase is all of it
+  bool uses_hbm = false;
+  bool crosses_cores = false;
+};
+
+struct RunGraph {
+  static constexpr std::uint32_t kNoGroup = 0xFFFFFFFFu;
+  const ScheduleGraph* graph = nullptr;
+  std::vector<RunOp> ops;
+  std::vector<RunDma> dma;
+  std::vector<OpId> group_release;   // per PSUM group: the op whose end frees its bank
+  Picoseconds semaphore_ps = 0;      // added to a dependency between two engines or two cores
+};
+
+}  // namespace stasim
