@@ -41,6 +41,7 @@ struct AlignOptions {
   std::string order = "native";
   std::string plan;  // file of route ids per aligned row: replaces the order
   std::uint64_t seed = 0;
+  bool seed_given = false;
   std::int64_t block_size = 0;
   bool block_size_given = false;  // otherwise the reference rule chooses
   std::string json;
@@ -84,6 +85,20 @@ std::string row_text(const Alignment& a, std::int64_t block) {
   return out.str();
 }
 
+// Which upstream kernel this routing takes and what that means for the native order.
+std::string path_text(const Alignment& a, const RoutingTrace& trace) {
+  std::ostringstream out;
+  out << "alignment path: " << path_name(a.path.path) << " kernel (" << trace.routes() << " routes "
+      << (trace.routes() < 1024 ? "<" : ">=") << " 1024, E " << trace.experts << (trace.experts <= 64 ? " <=" : " >")
+      << " 64): ";
+  if (a.path.path == AlignmentPath::small_batch)
+    out << a.path.threads << " counting threads, thread r mod " << a.path.threads
+        << " places route r; native order is deterministic\n";
+  else
+    out << "atomics place the routes; native order depends on the history (a seed stands for it)\n";
+  return out.str();
+}
+
 void run_align(AlignOptions o) {
   if (o.routes.empty() == !o.generate)
     throw InputError("align: give exactly one of --routes FILE and --generate");
@@ -103,8 +118,13 @@ void run_align(AlignOptions o) {
   std::cout << "routes: M " << trace.tokens << " x k " << trace.top_k << " = " << trace.routes() << ", E "
             << trace.experts << (o.generate ? " (generated, " + o.generator.distribution + ")" : " from " + o.routes)
             << '\n';
+  std::cout << path_text(a, trace);
   std::cout << "block size " << b << (rule ? " (reference rule)" : "") << ", order " << order_name(a.order);
-  if (a.order == AlignmentOrder::native) std::cout << " seed " << a.seed;
+  const bool small = a.path.path == AlignmentPath::small_batch;
+  if (a.order == AlignmentOrder::native && !small) std::cout << " seed " << a.seed;
+  if (a.order == AlignmentOrder::native && small)
+    std::cout << " (thread order" << (o.seed_given ? "; --seed " + std::to_string(o.seed) + " has no effect here" : "")
+              << ")";
   std::cout << "\nnum_tokens_post_padded " << a.num_tokens_post_padded << ", blocks " << a.blocks() << ", capacity "
             << a.capacity << " rows, sentinel " << a.sentinel << '\n';
   std::cout << "membership fingerprint sha256 " << sha256_hex(text) << "\n\n";
@@ -121,6 +141,8 @@ void run_align(AlignOptions o) {
     doc["block_size"] = b;
     doc["block_size_from_rule"] = rule;
     doc["order"] = order_name(a.order);
+    doc["alignment_path"] = path_name(a.path.path);
+    if (a.path.path == AlignmentPath::small_batch) doc["counting_threads"] = a.path.threads;
     doc["seed"] = a.seed;
     doc["num_tokens_post_padded"] = a.num_tokens_post_padded;
     doc["capacity"] = a.capacity;
@@ -145,6 +167,7 @@ struct PartitionOptions {
   bool auto_launch = false;
   LaunchLimits limits;
   std::int64_t moe_block_size = 8;
+  std::int64_t routed_tokens = 0;  // tokens x top-k, for the launch rule's small-problem clause
   std::string json;
 };
 
@@ -167,7 +190,9 @@ nlohmann::json partition_json(const WorkPartition& p) {
   doc["merged_wave"] = p.merged_wave;
   doc["direct_tiles"] = p.direct_tiles;
   doc["remainder_tiles"] = p.remainder_tiles;
-  doc["remainder_start"] = {{"block", p.remainder_start_block()}, {"n_tile", p.remainder_start_n_tile()}};
+  doc["remainder_start"] = p.has_remainder() ? nlohmann::json{{"block", p.remainder_start_block()},
+                                                               {"n_tile", p.remainder_start_n_tile()}}
+                                             : nlohmann::json();
   doc["iters"] = p.iters;
   doc["split_tiles"] = p.split_tiles;
   nlohmann::json tiles = nlohmann::json::array();
@@ -187,24 +212,37 @@ void run_partition(PartitionOptions o) {
   if (o.auto_launch) {
     require_positive("--sms", o.limits.sm_count);
     require_positive("--registers-per-thread", o.limits.registers_per_thread);
-    const LaunchChoice c = select_launch(o.config.n, o.config.k, o.moe_block_size, o.config.group_size, o.limits);
+    require_positive("--moe-block-size", o.moe_block_size);
+    require_positive("--routed-tokens", o.routed_tokens);
+    require_positive("--n", o.config.n);
+    require_positive("--k", o.config.k);
+    const LaunchChoice c = select_launch({o.config.n, o.config.k, o.routed_tokens, o.moe_block_size, o.config.group_size},
+                                         o.limits);
     o.config.thread_n = c.thread_n;
     o.config.thread_k = c.thread_k;
     o.config.grid = c.grid;
     std::cout << "launch rule: thread_k " << c.thread_k << ", thread_n " << c.thread_n << ", " << c.threads
-              << " threads, " << c.blocks_per_sm << " blocks/SM x " << o.limits.sm_count << " SMs = grid " << c.grid
-              << '\n';
+              << " threads, " << c.blocks_per_sm << " blocks/SM x " << o.limits.sm_count << " SMs = grid " << c.grid;
+    if (c.small_problem)
+      std::cout << " (small-problem clause: " << o.config.n / c.thread_n << " N-tiles x " << o.routed_tokens
+                << " routed tokens x 4 = " << o.config.n / c.thread_n * o.routed_tokens * 4 << " < "
+                << o.limits.sm_count << " SMs x " << c.resident_limit << " resident)";
+    std::cout << '\n';
   }
   const WorkPartition p = partition_work(o.config);
   std::cout << "tiles: " << p.config.blocks << " blocks x " << p.n_tiles << " N-tiles = " << p.total_tiles << " (K: "
             << p.k_tiles << " K-tiles of " << p.config.thread_k << "), grid " << p.config.grid
             << (p.config.full_k ? ", full-K (batch-invariant)" : "") << '\n';
   std::cout << "waves " << p.waves << ", direct tiles " << p.direct_tiles << ", remainder tiles " << p.remainder_tiles
-            << (p.merged_wave ? " (one wave merged)" : "") << '\n';
-  std::cout << "remainder starts at block " << p.remainder_start_block() << ", N-tile " << p.remainder_start_n_tile()
-            << "; iters " << p.iters << "; split tiles " << p.split_tiles << "\n\n";
+            << (p.merged_wave ? " (one wave merged)" : "")
+            << (p.config.full_k && p.has_remainder() ? " (tail: one full-K slice each)" : "") << '\n';
+  if (p.has_remainder())
+    std::cout << "remainder starts at block " << p.remainder_start_block() << ", N-tile " << p.remainder_start_n_tile();
+  else
+    std::cout << "no remainder: " << p.total_tiles << " tiles = " << p.waves << " full waves of " << p.config.grid;
+  std::cout << "; iters " << p.iters << "; split tiles " << p.split_tiles << "\n\n";
   // Per block, one letter per N-tile (D direct, F stream-K full-K, S split); equal neighbours are merged.
-  std::cout << "blocks   N-tile classes (D direct, F stream-K single full-K slice, S split)\n";
+  std::cout << "blocks   N-tile classes (D direct, F one full-K slice after the waves, S split)\n";
   std::int64_t first = 0;
   std::string previous;
   auto flush = [&](std::int64_t last) {
@@ -249,7 +287,9 @@ void run_replay(const ReplayOptions& o) {
   std::cout << "grid " << c.grid << ": block " << f.direct_block << " direct, block " << f.split_block
             << " split (expert " << f.boundary_expert << " spans both); H0 = native seed " << f.h0_seed
             << ", H1 = native seed " << f.h1_seed << "; they differ by routes " << f.exchange_direct_route << " <-> "
-            << f.exchange_split_route << "\n\n";
+            << f.exchange_split_route << '\n';
+  std::cout << "alignment path: " << path_name(f.path.path) << " kernel (" << f.routing.routes() << " routes, E "
+            << c.experts << "): native order from atomics, the seeds stand for two histories\n\n";
   std::cout << "cell  hist  grid  W13           act           W2            final         verdict          alignment\n";
   for (const ReplayRow& row : r.rows) {
     std::cout << std::left << std::setw(6) << row.finding << std::setw(6) << row.history << std::setw(6) << row.grid
@@ -271,6 +311,7 @@ void run_replay(const ReplayOptions& o) {
                      {"thread_k", c.thread_k},   {"grid", c.grid},         {"no_split_grid", c.no_split_grid},
                      {"fixture_seed", c.fixture_seed}};
     doc["fixture"] = {{"direct_block", f.direct_block}, {"split_block", f.split_block},
+                      {"alignment_path", path_name(f.path.path)},
                       {"boundary_expert", f.boundary_expert}, {"h0_seed", f.h0_seed}, {"h1_seed", f.h1_seed},
                       {"exchange", {f.exchange_direct_route, f.exchange_split_route}},
                       {"expert_ids", f.routing.expert_ids}};
@@ -304,12 +345,14 @@ void register_route_block_commands(CLI::App& app) {
   a->add_option("--zipf-exponent", align->generator.zipf_exponent, "generated: Zipf exponent s")->capture_default_str();
   a->add_option("--routing-seed", align->generator.seed, "generated: routing seed")->capture_default_str();
   a->add_option("--order", align->order, "native (seeded history) or canonical (expert, route id)")->capture_default_str();
-  a->add_option("--seed", align->seed, "native order: the history seed")->capture_default_str();
+  CLI::Option* seed = a->add_option("--seed", align->seed, "native order on the large-batch path: the history seed")
+                          ->capture_default_str();
   a->add_option("--plan", align->plan, "inject a plan: FILE of route ids per aligned row (M*k = padding)");
   CLI::Option* block_size = a->add_option("--block-size", align->block_size, "block size b (default: the reference rule)");
   a->add_option("--json", align->json, "write the alignment as JSON to FILE ('-' for stdout)");
-  a->callback([align, block_size] {
+  a->callback([align, block_size, seed] {
     align->block_size_given = block_size->count() > 0;
+    align->seed_given = seed->count() > 0;
     run_align(*align);
   });
 
@@ -322,18 +365,28 @@ void register_route_block_commands(CLI::App& app) {
   CLI::Option* tk = p->add_option("--thread-k", part->config.thread_k, "tile depth in K");
   CLI::Option* grid = p->add_option("--grid", part->config.grid, "G workers (GPU thread blocks)");
   p->add_option("--group", part->config.group_size, "weight-scale group size in K elements (default per-channel)");
-  p->add_flag("--full-k", part->config.full_k, "batch-invariant variant: every tile one full-K slice");
+  p->add_flag("--full-k", part->config.full_k,
+              "batch-invariant variant (vLLM PR #46639): full waves, then a tail, every tile one full-K slice");
   CLI::Option* autol = p->add_flag("--auto-launch", part->auto_launch,
                                    "choose thread_n, thread_k and the grid by the reference launch rule");
-  p->add_option("--sms", part->limits.sm_count, "auto launch: SM count")->capture_default_str();
-  p->add_option("--registers-per-thread", part->limits.registers_per_thread,
-                "auto launch: registers per thread of the compiled kernel")->capture_default_str();
-  p->add_option("--moe-block-size", part->moe_block_size, "auto launch: rows per MoE block")->capture_default_str();
+  CLI::Option* sms = p->add_option("--sms", part->limits.sm_count, "auto launch: SM count")->capture_default_str();
+  CLI::Option* regs = p->add_option("--registers-per-thread", part->limits.registers_per_thread,
+                                    "auto launch: registers per thread of the compiled kernel")->capture_default_str();
+  CLI::Option* moe_block = p->add_option("--moe-block-size", part->moe_block_size, "auto launch: rows per MoE block")
+                               ->capture_default_str();
+  CLI::Option* routed = p->add_option("--routed-tokens", part->routed_tokens,
+                                      "auto launch: routed tokens (tokens x top-k) for the small-problem clause");
   p->add_option("--json", part->json, "write the partition as JSON to FILE ('-' for stdout)");
   autol->excludes(tn)->excludes(tk)->excludes(grid);
-  p->callback([part, tn, tk, grid, autol] {
+  for (CLI::Option* only_auto : {sms, regs, moe_block}) only_auto->needs(autol);
+  p->callback([part, tn, tk, grid, autol, routed] {
     if (!autol->count() && (!tn->count() || !tk->count() || !grid->count()))
       throw InputError("partition: give --thread-n, --thread-k and --grid, or --auto-launch");
+    if (autol->count() && !routed->count())
+      throw InputError("partition: --auto-launch needs --routed-tokens (tokens x top-k): the launch rule's "
+                       "small-problem clause depends on it");
+    if (!autol->count() && routed->count())
+      throw InputError("partition: --routed-tokens only applies with --auto-launch");
     run_partition(*part);
   });
 

@@ -20,6 +20,7 @@ Alignment layout(const RoutingTrace& trace, std::int64_t block_size) {
   std::vector<std::string> problems = routing_problems(trace, "routing");
   if (!problems.empty()) throw InputError(problems);
   Alignment a;
+  a.path = alignment_path(trace.routes(), trace.experts);
   a.block_size = block_size;
   a.sentinel = trace.routes();
   a.capacity = alignment_capacity(trace.routes(), trace.experts, block_size);
@@ -66,20 +67,46 @@ std::int64_t alignment_capacity(std::int64_t routes, std::int64_t experts, std::
   return capacity;
 }
 
+AlignmentPathChoice alignment_path(std::int64_t routes, std::int64_t experts) {
+  // moe_align_block_size (moe_align_sum_kernels.cu @1377b4e0): small_batch_expert_mode = numel < 1024 && E <= 64,
+  // launched with max(E, WARP_SIZE = 32) counting threads (plus fill threads that only write sentinels).
+  if (routes < 1024 && experts <= 64) return {AlignmentPath::small_batch, std::max<std::int64_t>(experts, 32)};
+  return {AlignmentPath::large_batch, 0};
+}
+
+const char* path_name(AlignmentPath path) {
+  return path == AlignmentPath::small_batch ? "small-batch" : "large-batch";
+}
+
 Alignment align_routes(const RoutingTrace& trace, std::int64_t block_size, AlignmentOrder order, std::uint64_t seed) {
   if (order == AlignmentOrder::injected)
     throw InputError("an injected alignment needs a plan: use align_with_plan");
   Alignment a = layout(trace, block_size);
   a.order = order;
-  a.seed = order == AlignmentOrder::native ? seed : 0;
+  const bool small = a.path.path == AlignmentPath::small_batch;
+  a.seed = order == AlignmentOrder::native && !small ? seed : 0;
   std::vector<std::int64_t> fill(a.expert_start);
+  if (order == AlignmentOrder::native && small) {
+    // moe_align_block_size_small_batch_expert_kernel: counting thread t walks routes t, t + T, t + 2T, ... (T
+    // counting threads) and counts per expert; a prefix over threads gives each thread its first slot inside
+    // every expert, and the thread then writes its routes there in the order it walked them. So inside an
+    // expert: thread 0's routes ascending, then thread 1's, ... No atomics: the order has no history.
+    const std::int64_t T = a.path.threads;
+    for (std::int64_t t = 0; t < T; ++t)
+      for (std::int64_t r = t; r < trace.routes(); r += T) {
+        const size_t e = static_cast<size_t>(trace.expert_of(r));
+        a.rows[static_cast<size_t>(fill[e]++)] = r;
+      }
+    return a;
+  }
   for (std::int64_t r = 0; r < trace.routes(); ++r) {
     size_t e = static_cast<size_t>(trace.expert_of(r));
     a.rows[static_cast<size_t>(fill[e]++)] = r;
   }
   if (order == AlignmentOrder::native) {
     // One seeded Fisher-Yates shuffle per expert, experts in id order: the seed stands for the thread timing that
-    // decides the atomic increments in the GPU kernel. Valid routes stay ahead of the padding, as there.
+    // decides the atomicAdd on the per-expert cursor in count_and_sort_expert_tokens_kernel (the large path).
+    // Valid routes stay ahead of the padding, as there.
     SeededRandom random(seed);
     for (size_t e = 0; e < a.expert_count.size(); ++e) {
       std::int64_t* range = a.rows.data() + a.expert_start[e];

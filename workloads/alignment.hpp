@@ -1,6 +1,8 @@
 // moe_align_block_size as route-blocks.md defines it: routes grouped by expert, each expert padded to a multiple
 // of the block size with sentinels, one owner expert per block. Counts, padding and expert ids depend only on
-// the routing; the order inside an expert is the history (native, seeded), canonical, or an injected plan.
+// the routing; the order inside an expert is native (the upstream kernel's own order: deterministic on its
+// small-batch path, history-dependent on its large path, where a seed stands for the history), canonical, or an
+// injected plan.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +15,23 @@ namespace stasim {
 
 enum class AlignmentOrder { native, canonical, injected };
 
+// Which of upstream's two kernels aligns a routing (vLLM csrc/moe/moe_align_sum_kernels.cu, host function
+// moe_align_block_size, commit 1377b4e0; 00e6fb6d agrees): the single-block small-batch kernel when there are
+// fewer than 1024 routes and at most 64 experts, the atomic counting + sort kernels otherwise.
+enum class AlignmentPath { small_batch, large_batch };
+
+struct AlignmentPathChoice {
+  AlignmentPath path = AlignmentPath::large_batch;
+  std::int64_t threads = 0;  // small path: counting threads max(E, 32), thread i takes routes i, i + threads, ...
+};
+
+AlignmentPathChoice alignment_path(std::int64_t routes, std::int64_t experts);
+const char* path_name(AlignmentPath path);
+
 struct Alignment {
   AlignmentOrder order = AlignmentOrder::canonical;
-  std::uint64_t seed = 0;  // the history a native order stands for
+  AlignmentPathChoice path;  // the upstream kernel this routing takes (the native order follows it)
+  std::uint64_t seed = 0;    // the history a native order stands for; 0 unless native on the large path
   std::int64_t block_size = 0;
   std::int64_t sentinel = 0;  // M*k: not a valid route id
   std::int64_t capacity = 0;  // rows of the kernel's buffer
@@ -36,7 +52,9 @@ std::int64_t reference_block_size(std::int64_t routes, std::int64_t experts);
 // M*k + E*(b-1), capped at M*k*b when M*k < E.
 std::int64_t alignment_capacity(std::int64_t routes, std::int64_t experts, std::int64_t block_size);
 
-// Native: valid routes of each expert first, in a permutation drawn from `seed`; canonical: by route id.
+// Native on the small path: inside each expert, thread (r mod threads) order, each thread's routes ascending,
+// threads ascending; the seed plays no part. Native on the large path: a permutation drawn from `seed`.
+// Canonical: by route id.
 Alignment align_routes(const RoutingTrace& trace, std::int64_t block_size, AlignmentOrder order,
                        std::uint64_t seed = 0);
 // Replays a plan (route id per aligned row, sentinel = M*k for padding). The plan must fit the routing: every

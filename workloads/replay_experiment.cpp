@@ -120,6 +120,11 @@ ReplayFixture build_replay_fixture(const ReplayConfig& c) {
     throw InputError("replay: grid " + std::to_string(c.grid) + " gives no direct/split block boundary in the first "
                      "GEMM for " + std::to_string(c.target_blocks) + " blocks");
 
+  f.path = alignment_path(c.tokens * c.top_k, c.experts);
+  if (f.path.path == AlignmentPath::small_batch)
+    throw InputError("replay: " + std::to_string(c.tokens * c.top_k) + " routes over " + std::to_string(c.experts) +
+                     " experts take upstream's small-batch alignment path (fewer than 1024 routes, at most 64 "
+                     "experts), whose native order is deterministic: there are no two histories to compare");
   SeededRandom random(c.fixture_seed);
   f.routing = fixture_routing(c, f.direct_block, random);
   const Alignment canonical = align_routes(f.routing, c.block_size, AlignmentOrder::canonical);
@@ -193,8 +198,10 @@ ReplayResult run_replay_experiment(const ReplayConfig& c) {
     rows.push_back({finding, history, std::move(plan), flat ? c.no_split_grid : c.grid, {}, ""});
   };
   std::string swap0, swap1;
-  add(1, "H0", "native seed " + std::to_string(f.h0_seed), h0, false);
-  add(1, "H1", "native seed " + std::to_string(f.h1_seed), h1, false);
+  const std::string native0 = "native seed " + std::to_string(f.h0_seed) + " (" + path_name(f.path.path) + ")";
+  const std::string native1 = "native seed " + std::to_string(f.h1_seed) + " (" + path_name(f.path.path) + ")";
+  add(1, "H0", native0, h0, false);
+  add(1, "H1", native1, h1, false);
   add(2, "H0", "inject own plan", with_plan(h0.rows), false);
   add(2, "H1", "inject own plan", with_plan(h1.rows), false);
   add(2, "H0", "inject H1 plan", with_plan(h1.rows), false);
@@ -205,8 +212,8 @@ ReplayResult run_replay_experiment(const ReplayConfig& c) {
   add(3, "H1", swap1, s1, false);
   add(4, "H0", exchange_label, exchanged(h0), false);
   add(4, "H1", exchange_label, exchanged(h1), false);
-  add(5, "H0", "native seed " + std::to_string(f.h0_seed), h0, true);
-  add(5, "H1", "native seed " + std::to_string(f.h1_seed), h1, true);
+  add(5, "H0", native0, h0, true);
+  add(5, "H1", native1, h1, true);
   add(6, "H0", "canonical", align_routes(f.routing, c.block_size, AlignmentOrder::canonical), false);
   add(6, "H1", "canonical", align_routes(f.routing, c.block_size, AlignmentOrder::canonical), false);
 
@@ -221,8 +228,10 @@ ReplayResult run_replay_experiment(const ReplayConfig& c) {
   };
   const bool all_differ = n0.w13 != n1.w13 && n0.activation != n1.activation && n0.routed_w2 != n1.routed_w2 &&
                           n0.final_output != n1.final_output;
+  const std::string path = std::string(path_name(f.path.path)) + " alignment path";
   finding(1, "distinct", all_differ,
-          "H0 and H1 differ at " + std::string(all_differ ? "all four surfaces" : "fewer than four surfaces") +
+          "H0 and H1 (native, " + path + ") differ at " +
+              std::string(all_differ ? "all four surfaces" : "fewer than four surfaces") +
               " (W13 " + short_hash(n0.w13) + " vs " + short_hash(n1.w13) + ")");
   const bool reproduced = rows[2].hashes == n0 && rows[3].hashes == n1;
   const bool transferred = rows[4].hashes == n1 && rows[5].hashes == n0;
@@ -236,7 +245,7 @@ ReplayResult run_replay_experiment(const ReplayConfig& c) {
   const SurfaceHashes& g0 = rows[10].hashes;
   const SurfaceHashes& g1 = rows[11].hashes;
   finding(5, "collapsed", g0.w13 == g1.w13,
-          "grid " + std::to_string(c.no_split_grid) + ": first-GEMM outputs " +
+          "grid " + std::to_string(c.no_split_grid) + " (native, " + path + "): first-GEMM outputs " +
               (g0.w13 == g1.w13 ? "bitwise equal" : "differ") + " across histories; all surfaces " +
               (g0 == g1 ? "equal" : "not all equal"));
   const SurfaceHashes& k0 = rows[12].hashes;

@@ -33,6 +33,7 @@ struct ReplayConfig {
 // from H0's by exactly one exchange across the boundary (and from canonical).
 struct ReplayFixture {
   RoutingTrace routing;
+  AlignmentPathChoice path;       // upstream's alignment kernel for this routing (always the large-batch one)
   std::int64_t direct_block = 0;  // last direct block of the first GEMM
   std::int64_t split_block = 0;   // first split block
   std::int32_t boundary_expert = 0;
@@ -42,6 +43,8 @@ struct ReplayFixture {
   std::int64_t exchange_split_route = 0;   // the reverse
 };
 
+// Throws InputError when the routing would take upstream's small-batch alignment path: its native order is
+// deterministic, so no two histories exist to compare.
 ReplayFixture build_replay_fixture(const ReplayConfig& config);
 
 struct ReplayRow {

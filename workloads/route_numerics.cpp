@@ -5,6 +5,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "workloads/fp16.hpp"
+#include "workloads/marlin_slice.hpp"
 #include "workloads/sha256.hpp"
 
 // A fused multiply-add rounds once where the model rounds twice; forbid contraction so the bits are the same
@@ -40,7 +41,7 @@ void check_shape(const WorkPartition& p, std::int64_t n, std::int64_t k, std::in
 void moe_gemm(std::int64_t k, std::int64_t n, std::int32_t experts, const WeightsOf& weights_of,
               std::vector<GemmPass>& passes) {
   std::vector<float> weights;
-  std::vector<float> partial, running;
+  std::vector<float> partial, running, scratch;
   for (std::int32_t e = 0; e < experts; ++e) {
     bool used = false;
     for (const GemmPass& pass : passes) used = used || pass.alignment->expert_count[static_cast<size_t>(e)] > 0;
@@ -56,33 +57,29 @@ void moe_gemm(std::int64_t k, std::int64_t n, std::int32_t experts, const Weight
       const std::int64_t expert_blocks = (a.expert_count[static_cast<size_t>(e)] + b - 1) / b;
       for (std::int64_t block = first_block; block < first_block + expert_blocks; ++block) {
         // The block's valid rows; sentinel rows are computed by the kernel too but never stored.
-        std::vector<const float*> rows;
+        SliceInput in;
         std::vector<std::int64_t> routes;
         for (std::int64_t row = block * b; row < (block + 1) * b; ++row) {
           std::int64_t r = a.rows[static_cast<size_t>(row)];
           if (r == a.sentinel) continue;
           routes.push_back(r);
-          rows.push_back(pass.input->data() + r * k);
+          in.rows.push_back(pass.input->data() + r * k);
         }
-        const size_t m = rows.size();
+        in.stride = n;
+        in.columns = tn;
+        in.thread_k = tk;
+        const size_t m = routes.size();
         partial.assign(m * static_cast<size_t>(tn), 0.0f);
         running.assign(m * static_cast<size_t>(tn), 0.0f);
         for (std::int64_t nt = 0; nt < p.n_tiles; ++nt) {
           const TilePlan& tile = p.tile(block, nt);
-          const float* w_tile = weights.data() + nt * tn;
+          in.weights = weights.data() + nt * tn;
           for (size_t s = 0; s < tile.slices.size(); ++s) {
             const KSlice& slice = tile.slices[s];
-            std::fill(partial.begin(), partial.end(), 0.0f);
-            // One FP32 accumulator chain per output, in K order over the slice.
-            for (std::int64_t kk = slice.k_tile_begin * tk; kk < slice.k_tile_end * tk; ++kk) {
-              const float* w = w_tile + kk * n;
-              for (size_t i = 0; i < m; ++i) {
-                const float x = rows[i][kk];
-                float* acc = partial.data() + i * static_cast<size_t>(tn);
-                for (std::int64_t j = 0; j < tn; ++j) acc[j] += x * w[j];
-              }
-            }
-            // The first slice (highest K) deposits; each later one adds the running buffer into its partial.
+            // Inside the slice: warp-row chains of MMA steps, reduced across the thread block (marlin_slice).
+            marlin_slice_partial(in, slice.k_tile_begin * tk, slice.k_tile_end * tk, scratch, partial.data());
+            // Across slices (global_reduce_fp32): the first slice (highest K) deposits; each later one adds the
+            // running buffer into its own partial.
             if (s == 0) {
               running.swap(partial);
             } else {

@@ -1,6 +1,7 @@
-// The exact-arithmetic model of route-blocks.md for one MoE layer: FP16 inputs and weights, FP32 accumulation
-// in K order within each slice of the work partition, split partials reduced in the partition's order, FP16
-// outputs; then SiLU-gated activation, the second GEMM under its own partition, and the weighted combine.
+// The exact-arithmetic model of route-blocks.md for one MoE layer: FP16 inputs and weights; inside each slice
+// of the work partition, Marlin's in-slice order (warp-row chains of tensor-core MMA steps, then the thread-block
+// reduce: marlin_slice.hpp); split partials reduced across slices in the partition's order; FP16 outputs; then
+// SiLU-gated activation, the second GEMM under its own partition, and the weighted combine.
 #pragma once
 
 #include <cstdint>

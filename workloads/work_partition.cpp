@@ -18,6 +18,20 @@ std::vector<std::string> WorkPartitionConfig::problems() const {
   positive("thread_k", thread_k);
   positive("grid", grid);
   if (group_size < 0) out.push_back("group size must not be negative, got " + std::to_string(group_size));
+  if (thread_n > 0 && thread_n < kMinThreadN)
+    out.push_back("thread_n = " + std::to_string(thread_n) + " is below Marlin's minimum thread tile " +
+                  std::to_string(kMinThreadN) + " (min_thread_n)");
+  if (thread_k > 0 && thread_k < kMinThreadK)
+    out.push_back("thread_k = " + std::to_string(thread_k) + " is below Marlin's minimum thread tile " +
+                  std::to_string(kMinThreadK) + " (min_thread_k)");
+  if (thread_n > kMaxThreadN)
+    out.push_back("thread_n = " + std::to_string(thread_n) + " is above Marlin's maximum thread tile " +
+                  std::to_string(kMaxThreadN) + " (max_thread_n)");
+  if (thread_n >= kMinThreadN && thread_n % 64 != 0)
+    out.push_back("thread_n = " + std::to_string(thread_n) + " is not a multiple of 64 (one warp's 64 outputs)");
+  if (thread_k >= kMinThreadK && (thread_k % 64 != 0 || ((thread_k / 64) & (thread_k / 64 - 1)) != 0))
+    out.push_back("thread_k = " + std::to_string(thread_k) + " is not 64 times a power of two (its thread_k / 32 "
+                  "warp rows are reduced pairwise)");
   if (n > 0 && thread_n > 0 && n % thread_n != 0)
     out.push_back("n = " + std::to_string(n) + " is not divisible by thread_n = " + std::to_string(thread_n));
   if (k > 0 && thread_k > 0 && k % thread_k != 0)
@@ -44,11 +58,19 @@ WorkPartition partition_work(const WorkPartitionConfig& config) {
   p.tiles.resize(static_cast<size_t>(T));
 
   if (config.full_k) {
-    // Batch-invariant: tile t is worker t mod G's, one pass over the full K; no stream-K region.
-    p.waves = (T + G - 1) / G;
-    p.direct_tiles = T;
+    // Batch-invariant (vLLM PR #46639, use_full_k: each output tile reduced over the full K by a single block,
+    // per the PR's description; its diff was not among the stored sources): tile t is worker t mod G's. Counted
+    // as the full-K kernel does: W = floor(T / G) full waves, then the R = T - W*G tail, each tail tile still a
+    // single full-K slice (no stream-K split); R = 0 leaves no remainder at all.
+    p.waves = T / G;
+    p.direct_tiles = p.waves * G;
+    p.remainder_tiles = T - p.direct_tiles;
     p.iters = p.k_tiles;
-    for (std::int64_t t = 0; t < T; ++t) p.tiles[static_cast<size_t>(t)].slices = {{t % G, 0, p.k_tiles}};
+    for (std::int64_t t = 0; t < T; ++t) {
+      TilePlan& tile = p.tiles[static_cast<size_t>(t)];
+      tile.slices = {{t % G, 0, p.k_tiles}};
+      tile.tile_class = t < p.direct_tiles ? TileClass::direct : TileClass::stream_single;
+    }
     return p;
   }
 
@@ -110,30 +132,56 @@ const char* tile_class_name(TileClass tile_class) {
   return "?";
 }
 
-LaunchChoice select_launch(std::int64_t n, std::int64_t k, std::int64_t block_size, std::int64_t group_size,
-                           const LaunchLimits& limits) {
+std::int64_t marlin_cache_bytes(std::int64_t thread_k, std::int64_t thread_n, std::int64_t block_size,
+                                std::int64_t group_size, std::int64_t stages) {
+  // get_kernel_cache_size / get_scales_cache_size (ops.cu @fb4ff9fa) with 4-bit weights (pack factor 8), FP16
+  // activations, no act order and no zero points.
+  const std::int64_t tb_m = (block_size + 15) / 16 * 16;  // thread_m_blocks * 16
+  const std::int64_t block_meta = tb_m * 16;              // sorted ids, read ids, top-k weights
+  const std::int64_t a_bytes = stages * tb_m * thread_k * 2;
+  const std::int64_t b_bytes = stages * (thread_k * thread_n / 8) * 4;
+  const std::int64_t red_bytes = tb_m * (thread_n + 8) * 2;
+  const std::int64_t bias_bytes = thread_n * 2;
+  const std::int64_t b_or_red = std::max(std::max(b_bytes, red_bytes), std::min(b_bytes, red_bytes) + bias_bytes);
+  const std::int64_t groups = group_size > 0 ? (thread_k + group_size - 1) / group_size : 1;
+  const std::int64_t scale_bytes = groups * thread_n * 2 * stages;
+  return b_or_red + a_bytes + scale_bytes + block_meta;
+}
+
+LaunchChoice select_launch(const LaunchProblem& problem, const LaunchLimits& limits) {
   struct Candidate {
     std::int64_t thread_k, thread_n, threads;
   };
-  // The reference's small-batch candidates, in its order (thread_k, thread_n, threads).
-  const Candidate candidates[] = {{128, 128, 256}, {64, 128, 128}, {128, 64, 128}};
+  // (thread_k, thread_n, threads) in priority order; blocks of more than 16 rows use the large-batch list.
+  const std::vector<Candidate> small_batch = {{128, 128, 256}, {64, 128, 128}, {128, 64, 128}};
+  const std::vector<Candidate> large_batch = {{64, 256, 256}, {64, 128, 128}, {128, 64, 128}};
+  const std::int64_t thread_m_blocks = (problem.block_size + 15) / 16;
+  const std::int64_t cap = thread_m_blocks == 1 ? 4 : 2;
+  const std::int64_t n = problem.n, k = problem.k;
   LaunchChoice best;
-  for (const Candidate& c : candidates) {
+  for (const Candidate& c : thread_m_blocks > 1 ? large_batch : small_batch) {
     if (n % c.thread_n != 0 || k % c.thread_k != 0) continue;
-    if (group_size > 0 && group_size < c.thread_k && c.thread_k % group_size != 0) continue;
-    // Shared memory per block: the pipeline's stages each hold an activation tile (block rows padded to the
-    // 16-row MMA tile, FP16) and a 4-bit weight tile, plus one FP16 scale row per tile.
-    const std::int64_t rows = std::max<std::int64_t>(16, (block_size + 15) / 16 * 16);
-    const std::int64_t cache_bytes = limits.pipeline_stages * (rows * c.thread_k * 2 + c.thread_k * c.thread_n / 2) +
-                                     c.thread_n * 2;
-    if (cache_bytes > limits.shared_memory_per_block) continue;
-    std::int64_t by_registers = limits.registers_per_sm / (limits.registers_per_thread * c.threads);
-    std::int64_t by_shared = limits.shared_memory_per_block / (cache_bytes + 1024);
-    std::int64_t count = std::clamp<std::int64_t>(std::min(by_registers, by_shared), 1, limits.max_blocks_per_sm);
-    if (count > best.blocks_per_sm) best = {c.thread_k, c.thread_n, c.threads, count, 0};
+    if (problem.group_size > 0 && problem.group_size < c.thread_k && c.thread_k % problem.group_size != 0) continue;
+    const std::int64_t cache = marlin_cache_bytes(c.thread_k, c.thread_n, problem.block_size, problem.group_size,
+                                                  limits.pipeline_stages);
+    if (cache > limits.shared_memory_per_block - 512) continue;  // is_valid_config's margin
+    const std::int64_t by_registers = limits.register_file_bytes / (limits.registers_per_thread * c.threads * 4);
+    const std::int64_t by_shared = limits.shared_memory_per_block / (cache + 1536);
+    std::int64_t count = std::clamp<std::int64_t>(std::min(by_registers, by_shared), 1, cap);
+    // Small-problem clause: no more resident blocks than n_tiles * routed tokens * 4 / SMs, so a tiny problem
+    // is not spread over a grid with almost no work per block.
+    const std::int64_t work = n / c.thread_n * problem.routed_tokens * 4;
+    bool lowered = false;
+    const std::int64_t limit = count;
+    if (work < limits.sm_count * count) {
+      count = std::max<std::int64_t>(work / limits.sm_count, 1);
+      lowered = true;
+    }
+    if (count > best.blocks_per_sm) best = {c.thread_k, c.thread_n, c.threads, count, 0, lowered, limit};
   }
   if (best.blocks_per_sm == 0)
-    throw InputError("no thread configuration fits n = " + std::to_string(n) + ", k = " + std::to_string(k));
+    throw InputError("no thread configuration fits n = " + std::to_string(n) + ", k = " + std::to_string(k) +
+                     " with MoE block size " + std::to_string(problem.block_size));
   best.grid = best.blocks_per_sm * limits.sm_count;
   return best;
 }

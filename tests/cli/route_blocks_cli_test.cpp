@@ -88,9 +88,74 @@ TEST(RouteBlocksCli, PartitionOfThePublishedCaseAtGrid200) {
 }
 
 TEST(RouteBlocksCli, AutoLaunchPicksGrid246) {
-  const Outcome o = run_stasim("partition --blocks 50 --n 1536 --k 2048 --group 128 --auto-launch");
+  // 21 tokens x top-8 = 168 routed tokens: 12 N-tiles * 168 * 4 = 8064 >= 82 * 3, the small-problem clause
+  // leaves the count alone (the arithmetic is in partition_published_test).
+  const Outcome o = run_stasim("partition --blocks 50 --n 1536 --k 2048 --group 128 --auto-launch --routed-tokens 168");
   ASSERT_EQ(o.exit_code, 0) << o.output;
-  EXPECT_TRUE(contains(o.output, "thread_k 64, thread_n 128, 128 threads, 3 blocks/SM x 82 SMs = grid 246")) << o.output;
+  EXPECT_TRUE(contains(o.output, "thread_k 64, thread_n 128, 128 threads, 3 blocks/SM x 82 SMs = grid 246\n")) << o.output;
+}
+
+TEST(RouteBlocksCli, AutoLaunchAppliesTheSmallProblemClause) {
+  // 4 routed tokens: for k64 n128, 12 * 4 * 4 = 192 < 82 * 3 -> 192 / 82 = 2 blocks per SM, grid 164.
+  const Outcome o = run_stasim("partition --blocks 4 --n 1536 --k 2048 --group 128 --auto-launch --routed-tokens 4");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "thread_k 64, thread_n 128, 128 threads, 2 blocks/SM x 82 SMs = grid 164 "
+                                 "(small-problem clause: 12 N-tiles x 4 routed tokens x 4 = 192 < 82 SMs x 3 "
+                                 "resident)")) << o.output;
+}
+
+TEST(RouteBlocksCli, FullKCountsWavesAndTheTail) {
+  // T = 600, G = 246: W = floor(600 / 246) = 2 full waves (492 tiles), tail R = 108 from block 41, each tile
+  // one full-K slice (F), no split.
+  const std::string json = temp_path("fullk.json");
+  Outcome o = run_stasim("partition --blocks 50 --n 1536 --k 2048 --thread-n 128 --thread-k 64 --grid 246 "
+                         "--group 128 --full-k --json " + json);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "waves 2, direct tiles 492, remainder tiles 108 (tail: one full-K slice each)\n"
+                                 "remainder starts at block 41, N-tile 0; iters 32; split tiles 0")) << o.output;
+  EXPECT_TRUE(contains(o.output, "0-40     DDDDDDDDDDDD\n41-49    FFFFFFFFFFFF")) << o.output;
+  nlohmann::json p = read_json(json);
+  EXPECT_EQ(p["waves"], 2);
+  EXPECT_EQ(p["remainder_tiles"], 108);
+  EXPECT_EQ(p["remainder_start"]["block"], 41);
+  EXPECT_EQ(p["tiles"][492]["class"], "stream_full_k");
+  // G = 200: 600 = 3 * 200, no tail and no remainder start.
+  o = run_stasim("partition --blocks 50 --n 1536 --k 2048 --thread-n 128 --thread-k 64 --grid 200 --group 128 "
+                 "--full-k --json " + json);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "no remainder: 600 tiles = 3 full waves of 200; iters 32; split tiles 0")) << o.output;
+  p = read_json(json);
+  EXPECT_EQ(p["waves"], 3);
+  EXPECT_EQ(p["remainder_tiles"], 0);
+  EXPECT_TRUE(p["remainder_start"].is_null());
+}
+
+TEST(RouteBlocksCli, AlignReportsTheSmallBatchPath) {
+  // 33 routes, all to expert 0 of 2, b = 8: small path, 32 counting threads; thread 0 places routes 0 and 32
+  // first, so block 0 is 0 32 1 2 3 4 5 6.
+  std::string csv;
+  for (int i = 0; i < 33; ++i) csv += "0\n";
+  const std::string routes = write_temp("r33.csv", csv);
+  const std::string json = temp_path("a33.json");
+  const Outcome o = run_stasim("align --routes " + routes + " --experts 2 --block-size 8 --seed 9 --json " + json);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "alignment path: small-batch kernel (33 routes < 1024, E 2 <= 64): 32 counting "
+                                 "threads, thread r mod 32 places route r; native order is deterministic")) << o.output;
+  EXPECT_TRUE(contains(o.output, "order native (thread order; --seed 9 has no effect here)")) << o.output;
+  EXPECT_TRUE(contains(o.output, "    0       0  0  0 32 1 2 3 4 5 6\n")) << o.output;
+  const nlohmann::json a = read_json(json);
+  EXPECT_EQ(a["alignment_path"], "small-batch");
+  EXPECT_EQ(a["counting_threads"], 32);
+  EXPECT_EQ(a["blocks"][0]["members"], nlohmann::json({0, 1, 2, 3, 4, 5, 6, 32}));
+}
+
+TEST(RouteBlocksCli, AlignReportsTheLargeBatchPath) {
+  // 21 x 8 = 168 routes over E = 128 > 64: the atomic path; the seed is the history.
+  const Outcome o = run_stasim("align --generate --tokens 21 --routing-seed 4 --seed 3");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "alignment path: large-batch kernel (168 routes < 1024, E 128 > 64): atomics "
+                                 "place the routes")) << o.output;
+  EXPECT_TRUE(contains(o.output, "order native seed 3")) << o.output;
 }
 
 TEST(RouteBlocksCli, AlignsARoutesFileCanonically) {
@@ -138,7 +203,9 @@ TEST(RouteBlocksCli, ReplayShowsTheSixFindings) {
   for (const char* verdict : {"distinct", "reproduced", "transferred", "preserved", "collapsed", "canonical third"})
     EXPECT_TRUE(contains(o.output, verdict)) << verdict;
   EXPECT_FALSE(contains(o.output, "DOES NOT HOLD")) << o.output;
+  EXPECT_TRUE(contains(o.output, "alignment path: large-batch kernel (168 routes, E 128)")) << o.output;
   const nlohmann::json r = read_json(json);
+  EXPECT_EQ(r["fixture"]["alignment_path"], "large-batch");
   EXPECT_EQ(r["all_findings_hold"], true);
   EXPECT_EQ(r["fixture"]["direct_block"], 40);
   EXPECT_EQ(r["fixture"]["split_block"], 41);
@@ -167,6 +234,17 @@ TEST(RouteBlocksCli, BadInputExitsTwoNamingTheValue) {
       {"partition --blocks 50 --n 1536 --k 2000 --thread-n 128 --thread-k 64 --grid 246", "k = 2000 is not divisible"},
       {"partition --blocks 50 --n 1536 --k 2048 --thread-n 128 --thread-k 64 --grid 0", "grid must be positive, got 0"},
       {"replay --grid 0", "--grid must be positive, got 0"},
+      {"partition --blocks 50 --n 1536 --k 2048 --thread-n 32 --thread-k 64 --grid 246",
+       "thread_n = 32 is below Marlin's minimum thread tile 64 (min_thread_n)"},
+      {"partition --blocks 50 --n 1536 --k 2048 --thread-n 128 --thread-k 32 --grid 246",
+       "thread_k = 32 is below Marlin's minimum thread tile 64 (min_thread_k)"},
+      {"partition --blocks 50 --n 1536 --k 2048 --group 128 --auto-launch", "--auto-launch needs --routed-tokens"},
+      {"partition --blocks 50 --n 1536 --k 2048 --group 128 --auto-launch --routed-tokens 0",
+       "--routed-tokens must be positive, got 0"},
+      {"partition --blocks 50 --n 1536 --k 2048 --thread-n 128 --thread-k 64 --grid 246 --routed-tokens 8",
+       "--routed-tokens only applies with --auto-launch"},
+      {"partition --blocks 50 --n 1536 --k 2048 --thread-n 128 --thread-k 64 --grid 246 --sms 80",
+       "--sms requires --auto-launch"},
   };
   for (const Case& c : cases) {
     const Outcome o = run_stasim(c.args);

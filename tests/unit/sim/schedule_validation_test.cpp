@@ -86,7 +86,7 @@ ops:
   // The swdge transfer brings its GpSimd descriptor op, listed (and queued) just before it.
   ASSERT_EQ(g.size(), 5u);
   const Op& gen = g.op(1);
-  EXPECT_EQ(gen.name, "w.dge");
+  EXPECT_EQ(g.name(1), "w.dge");
   EXPECT_EQ(gen.engine, Engine::gpsimd);
   EXPECT_EQ(gen.kind, OpKind::descriptors);
   EXPECT_EQ(gen.bytes, 4096u);
@@ -95,10 +95,10 @@ ops:
   EXPECT_EQ(g.op(3).dge, DgeMode::hwdge);
   EXPECT_EQ(g.op(4).dge, DgeMode::static_);  // the default
   // The transfer's dependencies move to the descriptor op; the transfer waits for the descriptors.
-  ASSERT_EQ(boost::in_degree(1, g.graph()), 1u);
-  EXPECT_EQ(boost::source(*boost::in_edges(1, g.graph()).first, g.graph()), 0u);
-  ASSERT_EQ(boost::in_degree(2, g.graph()), 1u);
-  EXPECT_EQ(boost::source(*boost::in_edges(2, g.graph()).first, g.graph()), 1u);
+  ASSERT_EQ(g.in_degree(1), 1u);
+  EXPECT_EQ(g.source(*g.in_edges(1).begin()), 0u);
+  ASSERT_EQ(g.in_degree(2), 1u);
+  EXPECT_EQ(g.source(*g.in_edges(2).begin()), 1u);
   EXPECT_EQ(s.op_lines[1], 4);  // messages about the descriptor op point at its transfer's line
   EXPECT_NO_THROW(validate_graph(g, trn3(), s.locator()));
 }

@@ -122,11 +122,14 @@ TEST(Alignment, InvariantsHoldOnAThousandRandomInputs) {
   }
 }
 
-TEST(Alignment, NativeOrderIsSeededAndVariesWithTheSeed) {
+TEST(Alignment, NativeOrderIsSeededAndVariesWithTheSeedOnTheLargePath) {
   RoutingGeneratorConfig g;
-  g.tokens = 64;
-  g.experts = 8;  // 64 routes per expert on average: room for many orders
+  g.tokens = 128;
+  g.experts = 8;  // 128 routes per expert on average: room for many orders
   const RoutingTrace trace = generate_routing(g);
+  // 128 tokens x top-8 = 1024 routes: not fewer than 1024, so upstream takes the large (atomic) path even with
+  // only 8 experts, and the order is the history's.
+  ASSERT_EQ(align_routes(trace, 8, AlignmentOrder::native, 5).path.path, AlignmentPath::large_batch);
   EXPECT_EQ(align_routes(trace, 8, AlignmentOrder::native, 5).rows, align_routes(trace, 8, AlignmentOrder::native, 5).rows);
   EXPECT_NE(align_routes(trace, 8, AlignmentOrder::native, 5).rows, align_routes(trace, 8, AlignmentOrder::native, 6).rows);
   EXPECT_NE(align_routes(trace, 8, AlignmentOrder::native, 5).rows, align_routes(trace, 8, AlignmentOrder::canonical).rows);

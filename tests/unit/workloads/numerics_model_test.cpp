@@ -5,9 +5,30 @@
 #include "workloads/fp16.hpp"
 #include "workloads/replay_experiment.hpp"
 #include "workloads/route_numerics.hpp"
+#include "workloads/tensor_core_mma.hpp"
 
 namespace stasim {
 namespace {
+
+// One output column over K range [k_begin, k_end) as a 64 x 128 Marlin tile computes it, restated with the scalar
+// MMA statement: thread_k 64 -> two warp rows; row r chains the 16-wide K blocks r, r + 2, ... (each one MMA of
+// two groups of 8), and the thread-block reduce adds row 1 into row 0.
+float slice_by_hand(const float* x, const std::vector<float>& w, std::int64_t n_total, std::int64_t column,
+                    std::int64_t k_begin, std::int64_t k_end) {
+  float chain[2] = {0.0f, 0.0f};
+  for (std::int64_t kb = k_begin / 16; kb < k_end / 16; ++kb) {
+    for (std::int64_t half = 0; half < 2; ++half) {
+      float a[8], b[8];
+      for (std::int64_t q = 0; q < 8; ++q) {
+        const std::int64_t k = kb * 16 + half * 8 + q;
+        a[q] = x[k];
+        b[q] = w[static_cast<size_t>(k * n_total + column)];
+      }
+      chain[kb % 2] = mma_group(chain[kb % 2], a, b, 8);
+    }
+  }
+  return chain[0] + chain[1];
+}
 
 TEST(NumericsModel, PortableExpMatchesLibmClosely) {
   for (double x = -30.0; x <= 30.0; x += 0.0137) {
@@ -32,8 +53,8 @@ TEST(NumericsModel, Int4DequantizationRoundsTheProductToFp16) {
   EXPECT_EQ(dequantize_int4(8, 8, scale), 0.0f);
 }
 
-// Recomputes the first GEMM for one block by hand: a direct block is one FP32 chain over all K; a split tile
-// whose slices are K-tiles [2, 4) (deposited first) and [0, 2) gives fp16(low + high).
+// Recomputes the first GEMM for one block by hand: a direct block is one slice over all K; a split tile whose
+// slices are K-tiles [2, 4) (deposited first) and [0, 2) gives fp16(low + high), each slice as slice_by_hand.
 TEST(NumericsModel, FirstGemmFollowsTheSliceReductionOrder) {
   ReplayConfig c;
   c.hidden = 256;        // K = 256: 4 K-tiles of 64
@@ -55,30 +76,33 @@ TEST(NumericsModel, FirstGemmFollowsTheSliceReductionOrder) {
   const std::int32_t expert = a.expert_ids[36];
   std::vector<float> w;
   layer.w13(expert, w);
-  int checked = 0;
+  int checked = 0, differs_from_plain_k_order = 0;
   for (std::int64_t row = 36 * 8; row < 37 * 8; ++row) {
     const std::int64_t r = a.rows[static_cast<size_t>(row)];
     if (r == a.sentinel) continue;
     const float* x = layer.activations().data() + (r / 8) * 256;
     for (std::int64_t n = 128; n < 256; ++n) {
-      float low = 0, high = 0;
-      for (std::int64_t k = 0; k < 128; ++k) low += x[k] * w[static_cast<size_t>(k * 256 + n)];
-      for (std::int64_t k = 128; k < 256; ++k) high += x[k] * w[static_cast<size_t>(k * 256 + n)];
+      const float low = slice_by_hand(x, w, 256, n, 0, 128);
+      const float high = slice_by_hand(x, w, 256, n, 128, 256);
       ASSERT_EQ(out.w13[static_cast<size_t>(r * 256 + n)], fp16_from_float(low + high)) << "route " << r << " n " << n;
       ++checked;
+      float plain = 0;  // the previous model: one IEEE chain in K order per slice
+      float plain_high = 0;
+      for (std::int64_t k = 0; k < 128; ++k) plain += x[k] * w[static_cast<size_t>(k * 256 + n)];
+      for (std::int64_t k = 128; k < 256; ++k) plain_high += x[k] * w[static_cast<size_t>(k * 256 + n)];
+      differs_from_plain_k_order += fp16_from_float(plain + plain_high) != out.w13[static_cast<size_t>(r * 256 + n)];
     }
   }
   EXPECT_GT(checked, 0);
-  // Block 0 is direct: one chain over all 256 K.
+  // The in-slice order is not a relabelling of plain K order: some FP16 outputs of the block move.
+  EXPECT_GT(differs_from_plain_k_order, 0);
+  // Block 0 is direct: one slice over all 256 K.
   const std::int64_t r0 = a.rows[0];
   const std::int32_t e0 = a.expert_ids[0];
   layer.w13(e0, w);
   const float* x0 = layer.activations().data() + (r0 / 8) * 256;
-  for (std::int64_t n = 0; n < 256; ++n) {
-    float acc = 0;
-    for (std::int64_t k = 0; k < 256; ++k) acc += x0[k] * w[static_cast<size_t>(k * 256 + n)];
-    ASSERT_EQ(out.w13[static_cast<size_t>(r0 * 256 + n)], fp16_from_float(acc)) << n;
-  }
+  for (std::int64_t n = 0; n < 256; ++n)
+    ASSERT_EQ(out.w13[static_cast<size_t>(r0 * 256 + n)], fp16_from_float(slice_by_hand(x0, w, 256, n, 0, 256))) << n;
 }
 
 TEST(NumericsModel, BatchingRunsDoesNotChangeResults) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/core/input_error.hpp"
 #include "workloads/replay_experiment.hpp"
 #include "workloads/seeded_random.hpp"
 
@@ -45,8 +46,23 @@ TEST(ReplayFixture, HasFiftyBlocksAndAHistoryPairAcrossTheBoundary) {
   EXPECT_TRUE(in(m0[41], f.exchange_split_route) && in(m1[40], f.exchange_split_route));
 }
 
+// 168 routes over 128 experts: upstream's large-batch alignment path, whose order depends on the history.
+// With 64 experts the same 168 routes would take the small-batch path: one deterministic order, no pair of
+// histories to compare, so the fixture refuses (naming the path) instead of searching forever.
+TEST(ReplayFixture, SaysWhichAlignmentPathItIsOn) {
+  EXPECT_EQ(build_replay_fixture(ReplayConfig{}).path.path, AlignmentPath::large_batch);
+  ReplayConfig small;
+  small.experts = 64;
+  try {
+    build_replay_fixture(small);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("small-batch alignment path"), std::string::npos) << e.what();
+  }
+}
+
 // The published shapes (M 21, k 8, E 128, b 8, H 2048, I 768, grid 246, group 128). One test, because the
-// experiment is the expensive part (about 2.5 s) and ctest runs every test in its own process.
+// experiment is the expensive part (7-10 s of CPU) and ctest runs every test in its own process.
 TEST(ReplayFindings, AllSixHoldOnThePublishedFixture) {
   const ReplayResult r = run_replay_experiment(ReplayConfig{});
   ASSERT_EQ(r.rows.size(), 14u);
@@ -110,25 +126,32 @@ TEST(ReplayFindings, WithinBlockPermutationNeverChangesAnySurfaceUnderAnyGrid) {
   for (size_t i = 0; i < out.size(); i += 2) EXPECT_EQ(out[i].hashes(), out[i + 1].hashes()) << "run " << i;
 }
 
-// The same small layer shows the mechanism is real there too: crossing the boundary changes the first GEMM.
+// The same small layer shows the mechanism is real there too: crossing the boundary can change the first GEMM,
+// and the batch-invariant partition removes it. With K = 256 a split tile and a direct tile differ by a few
+// FP32 ulps that FP16 rounding usually absorbs (measured: 5 of these 20 layer seeds move one or two W13
+// values), so the test looks across seeds; the published K = 2048 moves every surface (AllSixHold above).
 TEST(ReplayFindings, CrossingTheBoundaryChangesTheFirstGemmOnTheSmallLayer) {
   ReplayConfig c;
   c.hidden = 256;
   c.intermediate = 128;
   c.grid = 24;
   const ReplayFixture f = build_replay_fixture(c);
-  const SyntheticMoeLayer layer(f.routing, {c.hidden, c.intermediate, c.group_size, 3});
   const Alignment h0 = align_routes(f.routing, 8, AlignmentOrder::native, f.h0_seed);
   const Alignment h1 = align_routes(f.routing, 8, AlignmentOrder::native, f.h1_seed);
   WorkPartition w13 = partition_work({50, 256, 256, 128, 64, 24, 128, false});
   WorkPartition w2 = partition_work({50, 256, 128, 128, 64, 24, 128, false});
   WorkPartition w13_full = partition_work({50, 256, 256, 128, 64, 24, 128, true});
   WorkPartition w2_full = partition_work({50, 256, 128, 128, 64, 24, 128, true});
-  const std::vector<LayerSurfaces> out =
-      evaluate_layer(layer, {{h0, w13, w2}, {h1, w13, w2}, {h0, w13_full, w2_full}, {h1, w13_full, w2_full}});
-  EXPECT_NE(out[0].hashes().w13, out[1].hashes().w13);
-  // Batch-invariant (full-K) partition: no split tile, so the histories agree everywhere.
-  EXPECT_EQ(out[2].hashes(), out[3].hashes());
+  int seeds_that_move = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const SyntheticMoeLayer layer(f.routing, {c.hidden, c.intermediate, c.group_size, seed});
+    const std::vector<LayerSurfaces> out =
+        evaluate_layer(layer, {{h0, w13, w2}, {h1, w13, w2}, {h0, w13_full, w2_full}, {h1, w13_full, w2_full}});
+    seeds_that_move += out[0].hashes().w13 != out[1].hashes().w13;
+    // Batch-invariant (full-K) partition: no split tile, so the histories agree everywhere, for every seed.
+    EXPECT_EQ(out[2].hashes(), out[3].hashes()) << "seed " << seed;
+  }
+  EXPECT_GT(seeds_that_move, 0);
 }
 
 }  // namespace
