@@ -209,7 +209,7 @@ void merge_overlay(YAML::Node base, const YAML::Node& overlay, const std::string
 
 // Where `base:` points: a value with a '/' or ending in ".yaml" is a path, relative to the folder of the file
 // naming it; a bare name ("trn3") is a shipped config: `<name>.yaml` beside the overlay when there is one (the
-// shipped overlays sit beside their bases), else what `shipped` finds for the name.
+// shipped overlays sit beside their bases), else a file of exactly that name there, else what `shipped` finds.
 std::string base_file(const std::string& value, const std::string& overlay, const ShippedHardware& shipped) {
   namespace fs = std::filesystem;
   const fs::path folder = fs::path(overlay).parent_path();
@@ -217,7 +217,11 @@ std::string base_file(const std::string& value, const std::string& overlay, cons
                        (value.size() > 5 && value.compare(value.size() - 5, 5, ".yaml") == 0);
   if (is_path) return (folder / value).lexically_normal().string();
   const std::string beside = (folder / (value + ".yaml")).lexically_normal().string();
-  if (fs::exists(beside) || !shipped) return beside;
+  if (fs::exists(beside)) return beside;
+  // A file of exactly that name beside the overlay (no extension) is what `base:` named before shipped names.
+  const std::string exact = (folder / value).lexically_normal().string();
+  if (fs::is_regular_file(exact)) return exact;
+  if (!shipped) return beside;
   const std::string found = shipped(value);
   return found.empty() ? beside : found;
 }
@@ -263,7 +267,6 @@ YAML::Node resolved_hardware_document(const std::string& path, const std::vector
 HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides,
                              const ShippedHardware& shipped) {
   YAML::Node root = resolved_hardware_document(path, overrides, shipped);
-  apply_overrides(root, overrides, path);
   return read_hardware(root, path);
 }
 

@@ -119,7 +119,8 @@ YAML::Node load_hardware_document(const std::string& path, const ShippedHardware
 // The same with `key.path=value` overrides applied: the resolved config that load_hardware reads.
 YAML::Node resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
                                       const ShippedHardware& shipped = {});
-// A file may be an overlay: `base: trn3` (a shipped name: the file beside the overlay, else `shipped(name)`) or
+// A file may be an overlay: `base: trn3` (a shipped name: `trn3.yaml` beside the overlay, else a file `trn3` there,
+// else `shipped(name)`) or
 // `base: path/to/base.yaml` (relative to the overlay's folder), then only the keys it changes; every overlay key
 // must exist in the base (a typo gets a did-you-mean) and the merged document is validated like any other,
 // values reported at the overlay's lines. Overrides apply after the merge.

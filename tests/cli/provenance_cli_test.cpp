@@ -96,6 +96,22 @@ TEST(Provenance, RunJsonRecordsCommandLineOptionsSetsAndConfigHashes) {
   EXPECT_EQ(dumped["model"]["deployment"]["context"].as<int>(), 2048);
   EXPECT_EQ(stasim::sha256_hex(emit(dumped["hardware"])), p["configs"]["hardware"]["sha256"]);
   EXPECT_EQ(stasim::sha256_hex(emit(dumped["model"])), p["configs"]["model"]["sha256"]);
+
+  // Round trip: the two sections as files, run with the same switches and no --set, are the same configs (same
+  // hashes) and give the same simulated step.
+  const std::string hw_file = tmp("rt_hw.yaml"), model_file = tmp("rt_model.yaml"), rt_json = tmp("rt.json");
+  std::ofstream(hw_file) << emit(dumped["hardware"]);
+  std::ofstream(model_file) << emit(dumped["model"]);
+  o = run("run --layers 1 --quiet --no-reuse --routing-seed 7 --hw " + hw_file + " --model " + model_file +
+          " --json " + rt_json);
+  ASSERT_EQ(o.code, 0) << o.text;
+  const nlohmann::json rt = read_json(rt_json);
+  EXPECT_EQ(rt["provenance"]["configs"]["hardware"]["sha256"], p["configs"]["hardware"]["sha256"]);
+  EXPECT_EQ(rt["provenance"]["configs"]["model"]["sha256"], p["configs"]["model"]["sha256"]);
+  nlohmann::json first = read_json(json), again = rt;
+  first.erase("provenance");
+  again.erase("provenance");
+  EXPECT_EQ(again.dump(), first.dump());
 }
 
 TEST(Provenance, TheHardwareHashFollowsTheResolvedValuesNotTheFile) {
