@@ -1,14 +1,14 @@
-// `stasim run` (one dataflow) and `stasim compare` (several side by side) on a model and a hardware config.
+// `stasim run` (one dataflow) and `stasim compare` (several side by side) on a model and a hardware config:
+// options in, the public library (include/stasim/stasim.hpp) runs them, reports out.
 #include <iostream>
 #include <limits>
 #include <sstream>
 
-#include "sim/core/input_error.hpp"
 #include "sim/reports/result_report.hpp"
-#include "tools/cli.hpp"
 #include "sim/reports/trace_output.hpp"
-#include "sim/studies/decode_run.hpp"
 #include "sim/studies/resolved_configs.hpp"
+#include "stasim/stasim.hpp"
+#include "tools/cli.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -116,24 +116,23 @@ std::vector<std::string> split(const std::string& text) {
 }  // namespace
 
 void register_decode_commands(CLI::App& app, const Invocation& invocation) {
-  auto registry = std::make_shared<DataflowRegistry>();
-  register_builtin(*registry);
+  auto sim = std::make_shared<Simulator>();
 
   auto run_opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Simulate one decode step of a model with one dataflow");
   add_common(run, *run_opts);
   run->add_option("--dataflow", run_opts->request.dataflow, "dense | xla | cardan | vq-only | lr-only | w4a8")->capture_default_str();
-  run->callback([run, run_opts, registry, &invocation] {
+  run->callback([run, run_opts, sim, &invocation] {
     const RunOptions& o = *run_opts;
     apply_deployment(*run_opts);
     check_outputs(o);
     const ResolvedConfigs configs = run_configs(o.request);
     if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
     const nlohmann::json prov = provenance(*run, invocation, configs_json(configs));
-    DecodeRun result = run_decode(o.request, *registry);
-    if (!o.quiet) print_decode(std::cout, result);
+    DecodeRun result = sim->run(o.request);
+    if (!o.quiet) Simulator::print(std::cout, result);
     if (!o.json.empty()) {
-      nlohmann::json doc = decode_json(result);
+      nlohmann::json doc = Simulator::json(result);
       doc["provenance"] = prov;
       write_json_file(o.json, doc);
     }
@@ -145,12 +144,12 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
   add_common(cmp, *cmp_opts);
   cmp->add_option("--dataflows", cmp_opts->dataflows, "comma-separated dataflows; speedups are against the first")
       ->capture_default_str();
-  cmp->callback([cmp, cmp_opts, registry, &invocation] {
+  cmp->callback([cmp, cmp_opts, sim, &invocation] {
     apply_deployment(*cmp_opts);
     check_outputs(*cmp_opts);
     std::vector<std::string> names = split(cmp_opts->dataflows);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
-    for (const auto& n : names) registry->find(n);  // unknown names fail before any simulation
+    for (const auto& n : names) sim->registry().find(n);  // unknown names fail before any simulation
     const ResolvedConfigs configs = run_configs(cmp_opts->request);
     if (!cmp_opts->dump_config.empty())
       write_text_file(cmp_opts->dump_config, config_dump_text(configs), "config dump");
@@ -159,7 +158,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
     for (const auto& n : names) {
       RunRequest req = cmp_opts->request;
       req.dataflow = n;
-      runs.push_back(run_decode(req, *registry));
+      runs.push_back(sim->run(req));
     }
     if (!cmp_opts->quiet) print_comparison(std::cout, runs);
     for (const DecodeRun& r : runs) write_run_files(*cmp_opts, r, prov, true);
@@ -167,7 +166,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
       nlohmann::json doc = nlohmann::json::object();
       nlohmann::json list = nlohmann::json::array();
       for (const DecodeRun& r : runs) {
-        nlohmann::json j = decode_json(r);
+        nlohmann::json j = Simulator::json(r);
         j["speedup_vs_" + runs[0].dataflow] =
             std::round(static_cast<double>(runs[0].result.total_ps) / static_cast<double>(r.result.total_ps) * 1e4) / 1e4;
         list.push_back(j);

@@ -16,6 +16,7 @@
 #include "tools/cli.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/output_lock.hpp"
 #include "sim/studies/resolved_configs.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_quality.hpp"
@@ -30,6 +31,7 @@ struct SweepOptions {
   std::vector<std::string> vary;
   std::int64_t layers = -1;
   int jobs = 0;
+  double point_time_limit_s = 600;
   std::string shard;
   std::string out;
   bool resume = false;
@@ -171,6 +173,8 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   for (const SweepPoint& p : grid)
     if (p.index % shards == shard) mine.push_back(p);
 
+  // Held until the output is final: a second sweep on the same --out stops here and names this one.
+  OutputLock lock(o.out);
   std::set<std::string> have;
   if (o.resume)
     for (const SweepRow& row : read_sweep_rows(o.out)) have.insert(row.value("key", std::string()));
@@ -202,7 +206,7 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
     if (found != cells.end() && row.value("status", std::string()) == "ok") row.update(found->second);
     out << row_line(row, jsonl) << '\n';
     out.flush();  // a killed sweep loses only the points in flight
-  });
+  }, o.point_time_limit_s);
   out.close();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 
@@ -263,7 +267,7 @@ void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOpt
 
 void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
   auto o = std::make_shared<SweepOptions>();
-  CLI::App* sub = app.add_subcommand("sweep", "Run a grid of decode simulations (each point in its own process)");
+  CLI::App* sub = app.add_subcommand("sweep", "Run a grid of decode simulations (in a pool of --jobs worker processes)");
   sub->add_option("--config", o->config, "sweep YAML (configs/sweeps/NAME.yaml or a path); options below override it");
   sub->add_option("--models", o->models, "comma-separated models (default qwen3-30b-a3b)");
   sub->add_option("--dataflows", o->dataflows, "comma-separated dataflows (default dense,cardan)");
@@ -277,6 +281,9 @@ void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{65536}));
   sub->add_option("--down-schedule", o->down, "down-projection schedule of every point (default weight-sbuf; auto = 4 runs per point)");
   sub->add_option("--jobs", o->jobs, "points in parallel (default: all cores)")->check(CLI::Range(0, 4096));
+  sub->add_option("--point-time-limit", o->point_time_limit_s,
+                  "seconds a point may run before it is stopped and recorded as an error (0 = no limit)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1e7));
   sub->add_option("--shard", o->shard, "run only the points with index % N == i (i/N, 0 <= i < N)");
   sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines")->required();
   sub->add_flag("--resume", o->resume, "skip the points already in --out");

@@ -1,5 +1,5 @@
-// Whole-buffer reads and writes on a file descriptor (the pipes between a process and the children that run
-// its simulations). Each returns false when the other end closed or an error stopped it before `size` bytes.
+// Whole-buffer reads and writes on a file descriptor (the pipes between a process and the workers of its pool,
+// sim/studies/worker_pool.hpp). Each returns false when the other end closed or an error stopped it before `size` bytes.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // SimResult: what one simulation produced. OpTiming is the raw per-op record the kernel writes; the rest is
-// derived from it and the graph after the run (summarize in sim/kernel/simulate.hpp), so a run in a forked child only
-// has to send the timings back.
+// derived from it and the graph after the run (summarize in sim/kernel/simulate.hpp), so the kernel only has to hand
+// the timings back.
 #pragma once
 
 #include <array>
@@ -38,7 +38,7 @@ struct CriticalPath {
   Picoseconds wait_ps = 0;                                // semaphore latency and idle gaps
 };
 
-// The kernel's raw output, small enough to send from a forked child.
+// The kernel's raw output: the timings, from which summarize() derives the rest.
 struct RawRun {
   std::vector<OpTiming> timings;
   std::uint32_t peak_psum_banks = 0;

@@ -1,19 +1,18 @@
 #include "sim/studies/calibration_fit.hpp"
-#include "sim/core/pipe_io.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ostream>
 #include <sstream>
 
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/worker_pool.hpp"
 
 namespace stasim {
 
@@ -140,67 +139,37 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
     setup.down = options.down;
     return setup;
   };
-  // Evaluates up to `options.workers` points at once: one forked process per point, which simulates the
-  // point's runs one after another and sends back its objective.
+  // Evaluates points in the worker pool: `options.workers` processes kept for the whole fit, each simulating a
+  // point's runs one after another on its own kernel and sending back 'o' and the objective, or 'e' and why not.
+  WorkerPool pool(
+      [&](const std::string& input) {
+        std::vector<double> point(input.size() / sizeof(double));
+        std::memcpy(point.data(), input.data(), point.size() * sizeof(double));
+        try {
+          PredictionSetup setup = setup_for(values_of(point, false));
+          setup.workers = 1;
+          std::vector<RunFigures> figures = simulate_runs(ref, fit.runs, setup, registry);
+          double obj = objective_of(predict(ref, fit.runs, figures), options.excluded);
+          return std::string("o") + std::string(reinterpret_cast<const char*>(&obj), sizeof obj);
+        } catch (const std::exception& e) {
+          return std::string("e") + e.what();
+        }
+      },
+      options.workers);
   auto evaluate_points = [&](const std::vector<std::vector<double>>& points) {
-    std::vector<double> objectives(points.size());
-    std::vector<std::pair<pid_t, int>> children;
+    std::vector<std::string> inputs;
+    for (const std::vector<double>& p : points)
+      inputs.emplace_back(reinterpret_cast<const char*>(p.data()), p.size() * sizeof(double));
+    std::vector<TaskOutcome> outcomes = pool.run(inputs);
+    std::vector<double> objectives(points.size(), 0.0);
     std::string problem;
-    auto collect = [&](std::size_t k) {
-      auto [pid, fd] = children[k];
-      double obj = 0;
-      char status = 0;
-      if (!read_all(fd, &status, 1) || (status == 0 && !read_all(fd, &obj, sizeof obj))) status = 2;
-      if (status != 0) {
-        std::uint32_t n = 0;
-        std::string message = "calibration worker died";
-        if (read_all(fd, &n, sizeof n)) {
-          message.assign(n, '\0');
-          if (!read_all(fd, message.data(), n)) message = "calibration worker died";
-        }
-        if (problem.empty()) problem = message;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const TaskOutcome& o = outcomes[k];
+      if (o.ok && o.output.size() == 1 + sizeof(double) && o.output[0] == 'o') {
+        std::memcpy(&objectives[k], o.output.data() + 1, sizeof(double));
+      } else if (problem.empty()) {
+        problem = !o.ok ? "the calibration worker " + o.failure : o.output.substr(1);
       }
-      ::close(fd);
-      int wstatus = 0;
-      ::waitpid(pid, &wstatus, 0);
-      return obj;
-    };
-    for (std::size_t first = 0; first < points.size(); first += static_cast<std::size_t>(options.workers)) {
-      children.clear();
-      const std::size_t last = std::min(points.size(), first + static_cast<std::size_t>(options.workers));
-      for (std::size_t k = first; k < last; ++k) {
-        int fds[2];
-        if (::pipe(fds) != 0) throw SimulationError("calibration: cannot create a pipe");
-        pid_t pid = ::fork();
-        if (pid < 0) throw SimulationError("calibration: cannot fork a worker");
-        if (pid == 0) {
-          ::close(fds[0]);
-          char status = 0;
-          std::string message;
-          double obj = 0;
-          try {
-            PredictionSetup setup = setup_for(values_of(points[k], false));
-            setup.workers = 1;
-            obj = objective_of(predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry)), options.excluded);
-          } catch (const std::exception& e) {
-            status = 1;
-            message = e.what();
-          }
-          write_all(fds[1], &status, 1);
-          if (status == 0) {
-            write_all(fds[1], &obj, sizeof obj);
-          } else {
-            std::uint32_t n = static_cast<std::uint32_t>(message.size());
-            write_all(fds[1], &n, sizeof n);
-            write_all(fds[1], message.data(), n);
-          }
-          ::close(fds[1]);
-          ::_exit(0);
-        }
-        ::close(fds[1]);
-        children.emplace_back(pid, fds[0]);
-      }
-      for (std::size_t k = first; k < last; ++k) objectives[k] = collect(k - first);
     }
     fit.evaluations += static_cast<int>(points.size());
     if (!problem.empty()) throw SimulationError("calibration: " + problem);

@@ -1,5 +1,5 @@
 // The run driver of `stasim run` and `stasim compare`: loads the model and hardware, builds the decode step of
-// a dataflow, simulates it (each simulation in a forked child, so several can run in one process), resolves
+// a dataflow, simulates it (on this process's one reusable kernel, so several can run in one process), resolves
 // the `auto` down-projection schedule by simulating the four candidates and keeping the fastest (builders never
 // run the simulator), and turns the result into decode metrics.
 #pragma once
@@ -26,9 +26,6 @@ struct RunRequest {
   std::string down = "auto";
   bool no_reuse = false, no_batch_gathers = false, no_joint_psum = false, no_overlap = false;
   std::vector<std::string> sets;  // hardware keys, or model keys prefixed "model."
-  // The caller is a process of its own that runs this one request and exits (a sweep point): a single
-  // simulation may then use this process's kernel instead of forking another child.
-  bool own_process = false;
   std::string routes;                 // batched decode: routing file (workloads/routing.hpp formats); "" = seeded
   std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given
   bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection

@@ -23,7 +23,7 @@ struct GoldenCase {
 // The cases, in name order, discovered from `source_dir`/configs/models and configs/schedules.
 std::vector<GoldenCase> golden_cases(const std::string& source_dir);
 
-// Simulates one case (in a forked child) and returns its summary. The hardware is always configs/hw/trn3.yaml
+// Simulates one case (in this process) and returns its summary. The hardware is always configs/hw/trn3.yaml
 // as shipped, named explicitly, so a change of the CLI's default hardware does not move the goldens.
 nlohmann::json golden_summary(const GoldenCase& c, const std::string& source_dir, const DataflowRegistry& registry);
 

@@ -1,8 +1,4 @@
 #include "sim/studies/reference_prediction.hpp"
-#include "sim/core/pipe_io.hpp"
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +8,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/kernel/result_summary.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/worker_pool.hpp"
 #include "workloads/model_spec.hpp"
 
 namespace stasim {
@@ -71,84 +68,69 @@ RunFigures figures_of(const DecodeRun& run) {
   return f;
 }
 
-// Worker protocol, per run: int32 index, int32 status (0 ok, 1 input error, 2 other error), then the figures
-// or a length-prefixed message.
-void worker(int fd, const ReferenceData& ref, const std::vector<ReferenceRun>& runs, const PredictionSetup& setup,
-            const DataflowRegistry& registry, int first, int stride) {
-  for (int i = first; i < static_cast<int>(runs.size()); i += stride) {
-    std::int32_t header[2] = {i, 0};
-    std::string message;
-    RunFigures figures;
-    try {
-      figures = figures_of(run_decode(request_for(ref, runs[i], setup), registry));
-    } catch (const InputError& e) {
-      header[1] = 1;
-      message = e.what();
-    } catch (const std::exception& e) {
-      header[1] = 2;
-      message = e.what();
-    }
-    write_all(fd, header, sizeof header);
-    if (header[1] == 0) {
-      write_all(fd, &figures, sizeof figures);
-    } else {
-      std::uint32_t n = static_cast<std::uint32_t>(message.size());
-      write_all(fd, &n, sizeof n);
-      write_all(fd, message.data(), n);
-      return;
-    }
+// One run's figures, or why there are none: 'o' and the figures' bytes, 'i' and an input error, 'e' and any
+// other error (the form a worker of the pool sends back).
+std::string simulate_one(const ReferenceData& ref, const ReferenceRun& run, const PredictionSetup& setup,
+                         const DataflowRegistry& registry) {
+  try {
+    RunFigures f = figures_of(run_decode(request_for(ref, run, setup), registry));
+    return std::string("o") + std::string(reinterpret_cast<const char*>(&f), sizeof f);
+  } catch (const InputError& e) {
+    return std::string("i") + e.what();
+  } catch (const std::exception& e) {
+    return std::string("e") + e.what();
   }
+}
+
+// Where the first target or fact that needs `run` stands in the file (targets first, then facts): a run that
+// cannot be simulated is reported for the user a reader meets first, whatever the number of workers.
+std::size_t first_user_position(const ReferenceData& ref, const ReferenceRun& run) {
+  for (std::size_t i = 0; i < ref.targets.size(); ++i) {
+    const ReferenceTarget& t = ref.targets[i];
+    if (t.run == run || (t.has_baseline() && t.baseline == run)) return i;
+  }
+  for (std::size_t i = 0; i < ref.facts.size(); ++i)
+    for (const FactCheckSpec& c : ref.facts[i].checks)
+      if (c.needs_run() && c.run == run) return ref.targets.size() + i;
+  return ref.targets.size() + ref.facts.size();
 }
 
 }  // namespace
 
 std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,
                                       const PredictionSetup& setup, const DataflowRegistry& registry) {
-  const int workers = std::max(1, std::min<int>(setup.workers, static_cast<int>(runs.size())));
-  std::vector<RunFigures> out(runs.size());
-  std::vector<bool> done(runs.size(), false);
-  std::vector<std::pair<pid_t, int>> children;
-  for (int w = 0; w < workers; ++w) {
-    int fds[2];
-    if (::pipe(fds) != 0) throw SimulationError("calibration: cannot create a pipe");
-    pid_t pid = ::fork();
-    if (pid < 0) throw SimulationError("calibration: cannot fork a worker");
-    if (pid == 0) {
-      ::close(fds[0]);
-      worker(fds[1], ref, runs, setup, registry, w, workers);
-      ::close(fds[1]);
-      ::_exit(0);
-    }
-    ::close(fds[1]);
-    children.emplace_back(pid, fds[0]);
+  std::vector<std::string> replies(runs.size());
+  if (setup.workers <= 1 || runs.size() <= 1) {
+    for (std::size_t i = 0; i < runs.size(); ++i) replies[i] = simulate_one(ref, runs[i], setup, registry);
+  } else {
+    WorkerPool pool(
+        [&](const std::string& index) { return simulate_one(ref, runs[std::stoul(index)], setup, registry); },
+        setup.workers);
+    std::vector<std::string> inputs;
+    for (std::size_t i = 0; i < runs.size(); ++i) inputs.push_back(std::to_string(i));
+    std::vector<TaskOutcome> outcomes = pool.run(inputs);
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      replies[i] = outcomes[i].ok ? outcomes[i].output : "ethe calibration worker " + outcomes[i].failure;
   }
-  std::string input_problem, other_problem;
-  for (auto [pid, fd] : children) {
-    std::int32_t header[2];
-    while (read_all(fd, header, sizeof header)) {
-      if (header[1] == 0) {
-        RunFigures f;
-        if (!read_all(fd, &f, sizeof f)) break;
-        if (header[0] >= 0 && header[0] < static_cast<int>(out.size())) {
-          out[header[0]] = f;
-          done[header[0]] = true;
-        }
-      } else {
-        std::uint32_t n = 0;
-        if (!read_all(fd, &n, sizeof n)) break;
-        std::string message(n, '\0');
-        if (!read_all(fd, message.data(), n)) break;
-        (header[1] == 1 ? input_problem : other_problem) = run_users(ref, runs[header[0]]) + ": " + message;
+  // Input errors first, then others; among them the run whose first user comes first in the file.
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return first_user_position(ref, runs[a]) < first_user_position(ref, runs[b]);
+  });
+  for (char kind : {'i', 'e'})
+    for (std::size_t i : order)
+      if (!replies[i].empty() && replies[i][0] == kind) {
+        std::string message = run_users(ref, runs[i]) + ": " + replies[i].substr(1);
+        if (kind == 'i') throw InputError(message);
+        throw SimulationError(message);
       }
-    }
-    ::close(fd);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+  std::vector<RunFigures> out(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (replies[i].size() != 1 + sizeof(RunFigures))
+      throw SimulationError("no figures for " + run_users(ref, runs[i]));
+    std::memcpy(&out[i], replies[i].data() + 1, sizeof(RunFigures));
   }
-  if (!input_problem.empty()) throw InputError(input_problem);
-  if (!other_problem.empty()) throw SimulationError(other_problem);
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    if (!done[i]) throw SimulationError("calibration worker died while simulating " + run_users(ref, runs[i]));
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Predicting the reference targets: simulates the distinct runs the targets need (spread over forked worker
-// processes, each run itself in a forked child) and turns their figures into one prediction per target, with
+// Predicting the reference targets: simulates the distinct runs the targets need (spread over the worker pool's
+// processes, sim/studies/worker_pool.hpp) and turns their figures into one prediction per target, with
 // its error against the published value and whether it is within the target's tolerance.
 #pragma once
 

@@ -1,10 +1,5 @@
 #include "sim/studies/sweep_runner.hpp"
 
-#include "sim/core/pipe_io.hpp"
-
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +8,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/worker_pool.hpp"
 
 namespace stasim {
 namespace {
@@ -22,7 +18,7 @@ namespace {
 double round_to(double value, double per_unit) { return std::round(value * per_unit) / per_unit; }
 double us(Picoseconds ps) { return round_to(static_cast<double>(ps) / 1e6, 1000.0); }
 
-constexpr std::size_t kReasonChars = 2000;  // keeps a child's report far below a pipe's buffer
+constexpr std::size_t kReasonChars = 2000;  // a reason is a line of the table, not a log
 
 SweepRow inputs_row(const SweepPoint& p) {
   SweepRow row = nlohmann::json::object();
@@ -53,7 +49,7 @@ SweepRow failed(SweepRow row, const char* status, const std::string& reason) {
 
 }  // namespace
 
-SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry, bool own_process) {
+SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
   SweepRow row = inputs_row(p);
   RunRequest req;
   req.model = p.model;
@@ -66,7 +62,6 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry, bool o
   req.layers = p.layers;
   req.down = p.down;
   req.sets = p.sets;
-  req.own_process = own_process;
   try {
     DecodeRun run = run_decode(req, registry);
     const SimResult& r = run.result;
@@ -94,13 +89,8 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry, bool o
 }
 
 void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, const DataflowRegistry& registry,
-                const std::function<void(SweepRow)>& on_row) {
-  struct Child {
-    int fd;
-    std::size_t point;
-  };
-  std::map<pid_t, Child> running;
-  std::size_t next = 0, done = 0;
+                const std::function<void(SweepRow)>& on_row, double point_time_limit_s) {
+  std::size_t done = 0;
   auto begin = std::chrono::steady_clock::now();
   auto report = [&] {
     if (!progress) return;
@@ -110,51 +100,27 @@ void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, 
     std::fflush(stderr);
   };
   report();
-  while (next < points.size() || !running.empty()) {
-    while (next < points.size() && running.size() < static_cast<std::size_t>(std::max(jobs, 1))) {
-      int fds[2];
-      if (::pipe(fds) != 0) throw SimulationError(std::string("pipe failed: ") + std::strerror(errno));
-      std::fflush(stdout);
-      std::fflush(stderr);
-      pid_t pid = ::fork();
-      if (pid < 0) throw SimulationError(std::string("fork failed: ") + std::strerror(errno));
-      if (pid == 0) {
-        ::close(fds[0]);
-        std::string text = run_point(points[next], registry, true).dump();
-        write_all(fds[1], text.data(), text.size());
-        ::_exit(0);
-      }
-      ::close(fds[1]);
-      running[pid] = {fds[0], next++};
-    }
-    int status = 0;
-    pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    std::string text;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(it->second.fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-    ::close(it->second.fd);
-    const SweepPoint& point = points[it->second.point];
-    running.erase(it);
+  WorkerPool pool([&](const std::string& index) { return run_point(points[std::stoul(index)], registry).dump(); },
+                  jobs, point_time_limit_s);
+  std::vector<std::string> inputs;
+  inputs.reserve(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) inputs.push_back(std::to_string(i));
+  pool.run(inputs, [&](std::size_t i, TaskOutcome outcome) {
     SweepRow row;
-    // A row counts only from a child that also exited cleanly (a sanitizer report after the write does not).
-    bool reported = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    try {
-      row = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception&) {
-      reported = false;
+    bool reported = outcome.ok;
+    if (reported) {
+      try {
+        row = nlohmann::json::parse(outcome.output);
+      } catch (const nlohmann::json::exception&) {
+        reported = false;
+        outcome.failure = "sent a row that is not JSON";
+      }
     }
-    if (!reported) {
-      std::string why = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                            : "exit status " + std::to_string(WEXITSTATUS(status));
-      row = failed(inputs_row(point), "error", "the point's process died before reporting (" + why + ")");
-    }
+    if (!reported) row = failed(inputs_row(points[i]), "error", "the point's process " + outcome.failure);
     ++done;
     on_row(std::move(row));
     report();
-  }
+  });
   if (progress) std::fputc('\n', stderr);
 }
 

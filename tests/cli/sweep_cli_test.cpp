@@ -1,6 +1,7 @@
 // `stasim sweep` and `stasim merge` end to end on small one-layer grids of Qwen3-30B-A3B: sharding + merge gives
 // the unsharded file byte for byte, --resume runs only the missing points, an invalid point is a row with its
-// reason, and a grid without a valid point or with bad ranges/keys is bad input (exit 2).
+// reason, and a grid without a valid point or with bad ranges/keys is bad input (exit 2); a second sweep on an
+// --out being written stops (exit 2) naming the writer, and a point past --point-time-limit is an error row.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +11,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim/studies/sweep_table.hpp"
 
@@ -150,3 +154,43 @@ TEST(SweepCli, VaryAddsAPointPerValue) {
 }
 
 }  // namespace
+
+// Two sweeps on one --out would interleave their rows: the second stops before writing anything and names the
+// process that holds the output's lock (here this test, holding "<out>.lock" as a running sweep does).
+TEST(SweepCli, ASecondSweepOnAnOutputBeingWrittenStops) {
+  std::string out = tmp("locked.csv");
+  std::remove(out.c_str());
+  int fd = ::open((out + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  std::string pid = std::to_string(::getpid()) + "\n";
+  ASSERT_EQ(::write(fd, pid.data(), pid.size()), static_cast<ssize_t>(pid.size()));
+  Output second = run(kGrid + " --out " + out);
+  ::close(fd);  // releases the lock
+  EXPECT_EQ(second.code, 2) << second.text;
+  EXPECT_THAT(second.text, HasSubstr(out + ": process " + std::to_string(::getpid()) + " is writing it (lock " +
+                                     out + ".lock); wait for that sweep to finish or choose another --out"));
+  EXPECT_EQ(slurp(out), "");  // nothing written
+  // A lock file left by a killed sweep holds no lock: the next sweep runs, and removes the file when done.
+  Output next = run(kGrid + " --out " + out);
+  EXPECT_EQ(next.code, 0) << next.text;
+  EXPECT_FALSE(std::ifstream(out + ".lock").good());
+}
+
+// A point that runs past --point-time-limit is stopped and becomes an error row with the reason; the sweep goes
+// on to the other points. A 48-layer decode takes far more than a millisecond, so every point here is stopped.
+TEST(SweepCli, APointPastTheTimeLimitIsAnErrorRow) {
+  std::string out = tmp("limit.jsonl");
+  Output o = run("sweep --d 4,8 --r 0 --jobs 2 --point-time-limit 0.001 --out " + out);
+  EXPECT_EQ(o.code, 2) << o.text;  // no point is ok
+  EXPECT_THAT(o.text, HasSubstr("ok 0, invalid 0, error 3"));
+  std::vector<nlohmann::json> rows = stasim::read_sweep_rows(out);
+  ASSERT_EQ(rows.size(), 3u);  // dense + cardan d=4, d=8
+  for (const nlohmann::json& row : rows) {
+    EXPECT_EQ(row["status"], "error");
+    EXPECT_EQ(row["reason"], "the point's process ran past the time limit of 0.001 s and was stopped");
+  }
+  Output bad = run("sweep --point-time-limit -1 --out " + tmp("bad.csv"));
+  EXPECT_EQ(bad.code, 2) << bad.text;
+  EXPECT_THAT(bad.text, HasSubstr("--point-time-limit"));
+}
