@@ -252,8 +252,8 @@ class CardanCore {
     std::uint64_t elements = 0;
     for (std::uint32_t e = first; e < first + count; ++e)
       elements += std::uint64_t(blocks_) * i_cols_ * ctx_.experts.groups[e].tokens;
-    OpId g = b_.compute(Engine::gpsimd, OpKind::gather, c_, static_cast<std::uint32_t>(elements), 128, d, "gather",
-                        label(core_, name));
+    // nc_n_gather over 128 partitions of uint8 code indices (widened to uint32 first).
+    OpId g = b_.gather(c_, static_cast<std::uint32_t>(ceil_div(elements, 128)), 128, 1, 1, d, "gather", label(core_, name));
     for (std::uint32_t e = first; e < first + count; ++e) gathered_[e][p] = g;
   }
 

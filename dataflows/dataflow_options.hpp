@@ -35,7 +35,7 @@ struct DataflowOptions {
   std::uint32_t weight_buffers = 2;  // dense: expert weight slots (2 = double buffering); 0 = all resident
   std::int64_t layers = 0;           // simulate the first N layers only (0 = all)
   // Weight layout in HBM. false: the checkpoint's per-rank shard, row-major, so a column slice (one core's
-  // share of I, a 512-column chunk of the LM head) arrives in runs of its width and pays the DMA knee on each
+  // share of I, a 512-column chunk of the LM head) arrives in runs of its width, one DMA descriptor per
   // run. true: every core's tiles stored contiguously (an offline re-layout). The hybrid representation's own
   // tensors (J, C, B, D) are always written in the kernel's tile layout.
   bool pretiled_weights = false;

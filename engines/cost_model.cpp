@@ -1,7 +1,9 @@
 #include "engines/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
+#include "engines/gather_cost.hpp"
 #include "sim/core/dma_descriptors.hpp"
 
 namespace stasim::cost {
@@ -51,16 +53,20 @@ double memset_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype) {
 
 double iota_cycles(const EngineConfig& g, std::uint32_t free) { return g.start_cycles + free; }
 
-double gather_cycles(const EngineConfig& g, std::uint32_t elements) {
-  return g.start_cycles + elements / g.gather_elements_per_cycle;
+namespace {
+
+double all_reduce_exact_ps(const CollectiveConfig& c, std::uint64_t bytes) {
+  return (c.alpha_ns + c.beta_ns_per_byte * static_cast<double>(bytes)) * 1000.0;
 }
+
+}  // namespace
 
 double descriptor_generation_cycles(const EngineConfig& g, const Op& op) {
   return g.start_cycles + static_cast<double>(descriptor_count(op)) * g.swdge_descriptor_cycles;
 }
 
 Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes) {
-  return ps_from_ns(c.alpha_ns + c.beta_ns_per_byte * static_cast<double>(bytes));
+  return static_cast<Picoseconds>(std::llround(all_reduce_exact_ps(c, bytes)));
 }
 
 const EngineConfig& engine_config(const HardwareConfig& hw, Engine e) {
@@ -75,16 +81,16 @@ double clock_ghz(const HardwareConfig& hw, Engine e) {
   return e == Engine::tensor ? hw.tensor.clock_ghz : engine_config(hw, e).clock_ghz;
 }
 
-Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
-  if (op.duration_ps >= 0) return op.duration_ps;
-  if (op.engine == Engine::collective) return all_reduce_ps(hw.collective, op.bytes);
+double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool dependent) {
+  if (op.duration_ps >= 0) return static_cast<double>(op.duration_ps);
+  if (op.engine == Engine::collective) return all_reduce_exact_ps(hw.collective, op.bytes);
   double clock = clock_ghz(hw, op.engine);
-  if (op.cycles >= 0) return ps_from_cycles(op.cycles, clock);
+  if (op.cycles >= 0) return op.cycles * 1000.0 / clock;
   double cycles = 0;
   if (op.engine == Engine::tensor) {
     cycles = op.kind == OpKind::matmul ? matmul_cycles(hw.tensor, op.m, op.n, op.dtype, op.new_stationary)
                                        : transpose_cycles(hw.tensor, op.partitions, op.free);
-    return ps_from_cycles(cycles, clock);
+    return cycles * 1000.0 / clock;
   }
   const EngineConfig& e = engine_config(hw, op.engine);
   switch (op.kind) {
@@ -96,12 +102,18 @@ Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) 
     case OpKind::tensor_reduce: cycles = tensor_reduce_cycles(e, op.free, op.dtype); break;
     case OpKind::memset: cycles = memset_cycles(e, op.free, op.dtype); break;
     case OpKind::iota: cycles = iota_cycles(e, op.free); break;
-    case OpKind::gather: cycles = gather_cycles(e, op.free); break;
+    case OpKind::gather: cycles = gather_cycles(e, op); break;
     case OpKind::descriptors: cycles = descriptor_generation_cycles(e, op); break;
     default: break;
   }
   if (dependent) cycles += e.static_overhead_cycles;
-  return ps_from_cycles(cycles, clock);
+  return cycles * 1000.0 / clock;
+}
+
+// Rounded exactly as ps_from_cycles / ps_from_ns round (the same expression before llround).
+Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
+  if (op.duration_ps >= 0) return op.duration_ps;
+  return static_cast<Picoseconds>(std::llround(op_duration_exact_ps(op, hw, dependent)));
 }
 
 }  // namespace stasim::cost

@@ -30,9 +30,7 @@ double tensor_reduce_cycles(const EngineConfig& e, std::uint32_t free, Dtype dty
 double memset_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype);
 // GpSimd iota: GPSIMD_START + N (A10).
 double iota_cycles(const EngineConfig& g, std::uint32_t free);
-// GpSimd gather of `elements` per partition: GPSIMD_START + elements / throughput (A10 local_gather shape;
-// the throughput is an assumption, HF §6.6).
-double gather_cycles(const EngineConfig& g, std::uint32_t elements);
+// GpSimd gathers: engines/gather_cost.hpp (ISA groups, per-index and per-word terms).
 
 // Software DGE on GpSimd: GPSIMD_START plus swdge_descriptor_cycles per descriptor of the transfer the op
 // describes (sim/core/dma_descriptors.hpp). Nothing public gives the per-descriptor cost (HF §6.5): assumed.
@@ -48,5 +46,8 @@ double clock_ghz(const HardwareConfig& hw, Engine e);
 // Duration of a compute op. `dependent`: the op reads its queue predecessor's result, paying the static
 // instruction overhead of dependent chains (A1, A8) on the vector, scalar and GpSimd engines.
 Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent);
+// The same before rounding, in (fractional) picoseconds: what a check compares with the time type's range
+// before op_duration rounds it into int64 picoseconds.
+double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool dependent);
 
 }  // namespace stasim::cost

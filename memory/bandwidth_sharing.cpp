@@ -31,7 +31,16 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
     double share = std::numeric_limits<double>::infinity();
     for (std::size_t r = 0; r < capacity.size(); ++r)
       if (users[r] > 0) share = std::min(share, left[r] / users[r]);
+    // Flows capped at or below the bottleneck's share take their cap; the rest is shared again without them.
+    bool capped = false;
     for (std::size_t f = 0; f < flows.size(); ++f) {
+      if (frozen[f] || flows[f].cap > share) continue;
+      rate[f] = flows[f].cap;
+      frozen[f] = 1;
+      --unfrozen;
+      capped = true;
+    }
+    for (std::size_t f = 0; !capped && f < flows.size(); ++f) {
       if (frozen[f]) continue;
       bool bottlenecked = false;
       for (std::uint32_t i = 0; i < flows[f].count; ++i) {

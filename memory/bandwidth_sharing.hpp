@@ -1,9 +1,12 @@
 // Max-min fair sharing (water-filling) of capacities among flows: each flow uses a set of resources (a core's
-// DMA engines, the HBM share, the cross-core link); no flow can get more without taking from one whose rate is
-// smaller or equal. Pure arithmetic, recomputed by the DMA module whenever a transfer starts or finishes.
+// DMA engines, the HBM share, the cross-core link) and may have a cap of its own (the DMA engines it runs on,
+// the pace of its descriptors); no flow can get more without taking from one whose rate is smaller or equal,
+// and a capped flow leaves what it cannot use to the others. Pure arithmetic, recomputed by the DMA module
+// whenever a transfer starts or finishes.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace stasim {
@@ -11,6 +14,7 @@ namespace stasim {
 struct Flow {
   std::uint32_t resources[3] = {0, 0, 0};
   std::uint32_t count = 0;
+  double cap = std::numeric_limits<double>::infinity();  // the most this flow can take, whatever is free
   void use(std::uint32_t r) { resources[count++] = r; }
 };
 

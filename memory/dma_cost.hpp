@@ -1,8 +1,12 @@
-// DMA transfer arithmetic (docs/hardware-facts.md §4 DMA): a fixed cost per transfer, and the efficiency knee:
-// a transfer with fewer than `knee` bytes per partition moves bytes x knee / bytes_per_partition effective
-// bytes, i.e. it costs as much as knee x partitions bytes. When the source is strided (a column slice of a
-// row-major matrix), each partition's bytes arrive in runs of `contiguous` bytes, and the run is what the knee
-// sees: min(bytes per partition, contiguous).
+// DMA transfer arithmetic (docs/hardware-facts.md §4 DMA). A transfer costs its issue (fixed_ns: descriptor
+// setup, synchronisation and semaphore-to-start, A6; plus the link latency across cores; plus the
+// hardware-DGE instruction, ~600 ns on NC-v3, on its queue, A2/A7), then
+//   max(bytes / its bandwidth share, descriptors x descriptor_ns / DMA engines it uses).
+// A transfer of P partitions runs on ceil(P / (partitions / engines)) engines (A5: each engine serves 8
+// partitions; a 4-partition transfer ran on one engine), which cap its byte rate. Descriptors are one per
+// contiguous run of each partition (sim/core/dma_descriptors.hpp). The descriptor time holds the queue and the
+// engines but moves no bytes: it takes no HBM or link bandwidth from other transfers (A6: small transfers are
+// limited by the DMA packet rate, not by HBM bandwidth).
 #pragma once
 
 #include <cstdint>
@@ -13,10 +17,18 @@
 
 namespace stasim::cost {
 
-double dma_effective_bytes(std::uint64_t bytes, std::uint32_t partitions, double knee_bytes_per_partition,
-                           std::uint32_t contiguous = 0);
-// fixed_ns, plus the link latency for a cross-core transfer, plus the hardware-DGE instruction (~600 ns on
-// NC-v3, A2/A7) on the issuing queue for an hwdge transfer.
+struct DmaPlan {
+  Picoseconds issue_ps = 0;         // before any byte moves
+  Picoseconds descriptor_ps = 0;    // the least time the data phase takes: its descriptors on its engines
+  double max_bytes_per_ps = 0;      // its engines' bandwidth
+  std::uint32_t engines = 1;
+  std::uint64_t descriptors = 1;
+};
+
+DmaPlan plan_dma(const Op& op, const HardwareConfig& hw);
+// ceil(partitions / (sbuf partitions / DMA engines)), between 1 and the core's DMA engines.
+std::uint32_t dma_engines_used(const Op& op, const HardwareConfig& hw);
+// fixed_ns, plus the link latency for a cross-core transfer, plus hwdge_ns for a hardware-DGE transfer.
 Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw);
 bool touches_hbm(const Op& op);
 bool crosses_cores(const Op& op);

@@ -71,7 +71,13 @@ void DmaModule::advance(Picoseconds now) {
 
 void DmaModule::share_bandwidth(Picoseconds now) {
   flows_.clear();
-  for (const Transfer& t : moving_) flows_.push_back(t.flow);
+  for (const Transfer& t : moving_) {
+    Flow f = t.flow;
+    // Bytes cannot outrun the descriptors: until they are all processed, at most the rest over the time left.
+    f.cap = now < t.descriptors_end_ps ? std::min(t.max_rate, t.remaining_bytes / double(t.descriptors_end_ps - now))
+                                       : t.max_rate;
+    flows_.push_back(f);
+  }
   max_min_fair_share(capacity_, flows_, rates_, share_scratch_);
   for (std::size_t i = 0; i < moving_.size(); ++i) {
     Transfer& t = moving_[i];
@@ -85,7 +91,9 @@ DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds n
   const HardwareConfig& hw = state_->hw();
   const RunOp& o = state_->run().ops[op];
   const RunDma& d = state_->run().dma[o.aux];
-  Transfer t{op, queue, now + o.duration_ps, d.effective_bytes, 0.0, 0, Flow{}};
+  Transfer t{op, queue, now + o.duration_ps, d.bytes, 0.0, 0, Flow{}};
+  t.descriptors_end_ps = t.data_start_ps + d.descriptor_ps;
+  t.max_rate = d.max_bytes_per_ps;
   t.flow.use(o.core);
   if (d.uses_hbm) t.flow.use(hw.lnc);
   if (d.crosses_cores) t.flow.use(hw.lnc + 1);

@@ -1,8 +1,9 @@
 // DmaModule: every DMA queue of every simulated core, as one SystemC process, because transfers in flight
 // share bandwidth and so cannot be timed one by one. A queue runs one transfer at a time in program order;
-// a transfer waits its fixed phase, then moves its effective bytes at a max-min fair rate over its core's DMA
-// engines, the HBM share of the simulated cores and (across cores) the link; rates are recomputed at every
-// start and finish. The process sleeps until the next start, phase change or finish. Only the queues that were
+// a transfer pays its issue cost (memory/dma_cost.hpp), then moves its bytes at a max-min fair rate over its
+// core's DMA engines, the HBM share of the simulated cores and (across cores) the link, never faster than its
+// own engines and never finishing before its descriptors are processed; rates are recomputed at every start
+// and finish. The process sleeps until the next start, phase change or finish. Only the queues that were
 // woken or freed since the last activation are looked at, and its working memory lasts across runs.
 #pragma once
 
@@ -30,11 +31,13 @@ class DmaModule {
   struct Transfer {
     OpId op;
     std::uint32_t queue;
-    Picoseconds data_start_ps;    // end of the fixed phase
-    double remaining_bytes;       // effective bytes still to move
+    Picoseconds data_start_ps;    // end of the issue phase
+    double remaining_bytes;       // bytes still to move
     double rate = 0;              // bytes per ps while in the data phase
     Picoseconds finish_ps = 0;
     Flow flow;
+    Picoseconds descriptors_end_ps = 0;  // its descriptors are processed by then (no finish before)
+    double max_rate = 0;                 // bytes per ps its DMA engines can move
   };
   class QueueWake : public QueueListener {
    public:

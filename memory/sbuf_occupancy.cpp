@@ -7,7 +7,8 @@
 
 namespace stasim {
 
-SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const std::vector<OpTiming>& timings) {
+SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const std::vector<OpTiming>& timings,
+                   const std::function<std::string(std::uint32_t)>& buffer_where) {
   const auto& buffers = graph.buffers();
   const std::vector<BufferLifetime> life = buffer_lifetimes(graph, timings);
   struct Event {
@@ -29,6 +30,7 @@ SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const s
     });
     std::uint64_t per_partition = 0, total = 0, best = 0;
     Picoseconds best_at = 0;
+    std::uint32_t best_buffer = 0;  // the allocation that reached the peak
     for (const Event& e : events) {
       const Buffer& b = buffers[e.buffer];
       if (e.starts) {
@@ -37,6 +39,7 @@ SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const s
         if (per_partition > best) {
           best = per_partition;
           best_at = e.at;
+          best_buffer = e.buffer;
         }
         peak.bytes = std::max(peak.bytes, total);
       } else {
@@ -50,8 +53,9 @@ SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const s
       for (std::uint32_t b = 0; b < buffers.size(); ++b)
         if (buffers[b].space == Location::sbuf && buffers[b].core == core && life[b].used() &&
             life[b].first_ps <= best_at && life[b].last_ps > best_at)
-          live += (live.empty() ? "" : ", ") + buffers[b].name + " (" + std::to_string(buffers[b].bytes_per_partition) + ")";
-      throw InputError("SBUF overflow on core " + std::to_string(core) + " at " + std::to_string(ns_from_ps(best_at)) +
+          live += (live.empty() ? "" : ", ") + (buffer_where ? buffer_where(b) : buffers[b].name) + " (" +
+                  std::to_string(buffers[b].bytes_per_partition) + ")";
+      throw InputError((buffer_where ? buffer_where(best_buffer) + ": " : std::string()) + "SBUF overflow on core " + std::to_string(core) + " at " + std::to_string(ns_from_ps(best_at)) +
                        " ns: " + std::to_string(best) + " bytes per partition live, " +
                        std::to_string(hw.sbuf.usable_bytes_per_partition()) + " usable; live buffers: " + live);
     }

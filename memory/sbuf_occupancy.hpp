@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "sim/core/hardware_config.hpp"
@@ -17,6 +19,9 @@ struct SbufPeak {
   std::uint64_t bytes = 0;                 // worst core, summed over partitions
 };
 
-SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const std::vector<OpTiming>& timings);
+// `buffer_where` ("file:line: buffer 'w'" for buffer i) places the overflow in a hand-written schedule: the
+// message starts at the buffer whose allocation passed the capacity and names where each live one is declared.
+SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const std::vector<OpTiming>& timings,
+                   const std::function<std::string(std::uint32_t)>& buffer_where = {});
 
 }  // namespace stasim

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "sim/core/output_file.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/calibration_fit.hpp"
@@ -229,7 +230,7 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     FitResult fit = fit_calibration(ref, cal->fit, *registry, progress);
     if (!fit.converged) throw SimulationError("calibration did not converge: " + fit.message + "; nothing written");
     measure_sensitivity(ref, cal->fit, *registry, fit);
-    write_text_file(output, calibrated_overlay(ref, cal->fit, fit, base), "overlay");
+    replace_output_file(output, calibrated_overlay(ref, cal->fit, fit, base), "the calibrated overlay");
     std::cout << "wrote " << output << " (" << fit.evaluations << " evaluations)\n";
     print_table(std::cout, fit.predictions);
     print_parameters(std::cout, fit);

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <set>
 
+#include "sim/core/input_file.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/core/input_error.hpp"
 #include "tools/cli.hpp"
 #include "sim/studies/golden_suite.hpp"
@@ -18,10 +20,10 @@ struct GoldensOptions {
 };
 
 nlohmann::json read_golden(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return nlohmann::json();
+  std::error_code missing;
+  if (!std::filesystem::exists(file, missing)) return nlohmann::json();
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(read_input_file(file.string(), "the golden file"));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(file.string() + ": not valid JSON (" + e.what() + ")");
   }
@@ -50,7 +52,7 @@ void run_goldens(const GoldensOptions& o) {
       moved_rows.push_back(golden_moved_row(c.name, golden, now));
       for (const std::string& d : diff) problems.push_back(c.name + ": " + d);
     }
-    if (o.update && !diff.empty()) std::ofstream(file) << now.dump(2) << '\n';
+    if (o.update && !diff.empty()) replace_output_file(file.string(), now.dump(2) + "\n", "the golden file");
   }
   for (const auto& entry : fs::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/output_file.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/reports/result_report.hpp"
 #include "tools/cli.hpp"
@@ -178,6 +179,12 @@ nlohmann::json table_json(const RepresentOptions& o, const LayerWeights& w, cons
 void run_represent(const CLI::App& sub, const Invocation& invocation, const RepresentOptions& o) {
   check_output_path("--out", o.out);
   check_output_path("--json", o.json);
+  // Refused before the (minutes-long) build: outputs that collide, or that would overwrite an input.
+  if (!o.out.empty()) require_replaceable(o.out, "the representation file");
+  check_output_paths({{"--out", o.out}, {"--json", o.json}},
+                     {{"--model", resolve_model(o.model)},
+                      {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights},
+                      {"--activations", o.activations.rfind("synthetic", 0) == 0 ? "" : o.activations}});
   const ModelSpec model = load_model(resolve_model(o.model));
   ResolvedConfigs configs;
   configs.models.push_back(resolved_model(o.model));

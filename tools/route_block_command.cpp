@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "sim/core/input_file.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/core/input_error.hpp"
 #include "tools/cli.hpp"
 #include "workloads/alignment.hpp"
@@ -23,9 +25,7 @@ void write_json(const std::string& path, const nlohmann::json& doc) {
     std::cout << doc.dump(2) << '\n';
     return;
   }
-  std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot open for writing (--json)");
-  out << doc.dump(2) << '\n';
+  write_output_file(path, doc.dump(2) + "\n", "the JSON file (--json)");
 }
 
 void require_positive(const char* option, std::int64_t value) {
@@ -49,8 +49,7 @@ struct AlignOptions {
 
 // Route ids separated by commas, spaces or newlines; '#' starts a comment line.
 std::vector<std::int64_t> read_plan_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the plan file");
+  std::istringstream in(read_input_file(path, "the plan file"));
   std::vector<std::int64_t> plan;
   std::string line;
   int line_number = 0;

@@ -4,6 +4,8 @@
 #include <limits>
 #include <sstream>
 
+#include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/reports/trace_output.hpp"
 #include "sim/studies/resolved_configs.hpp"
@@ -60,18 +62,6 @@ void add_common(CLI::App* sub, RunOptions& o) {
                   "write the resolved hardware and model configs (bases merged, --set applied) as YAML to FILE");
 }
 
-// Bad output options fail before any simulation: a missing folder, a --trace-layers that cannot parse.
-void check_outputs(const RunOptions& o) {
-  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--json", o.json}, {"--trace", o.trace},
-                                     {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}})
-    check_output_path(option, path);
-  if (!o.trace_layers.empty()) {
-    TraceOptions probe;
-    parse_trace_layers(o.trace_layers, std::numeric_limits<int>::max(), probe);
-    if (o.trace.empty()) throw InputError("--trace-layers " + o.trace_layers + ": it selects what --trace writes; add --trace FILE");
-  }
-}
-
 ResolvedConfigs run_configs(const RunRequest& r) {
   ResolvedConfigs configs;
   configs.hardware.push_back(resolved_hardware(r.hw, r.sets));
@@ -92,7 +82,7 @@ void write_run_files(const RunOptions& o, const DecodeRun& r, const nlohmann::js
   }
   if (!o.dot.empty()) write_dot_file(name(o.dot), r.decode.graph, r.result);
   if (!o.ops.empty()) {
-    write_ops_file(name(o.ops), r.decode.graph, r.result);
+    write_ops_file(name(o.ops), r.decode.graph, r.result, r.hw);
     write_json_file(name(o.ops) + ".meta.json", {{"provenance", provenance}});
   }
 }
@@ -103,6 +93,29 @@ void apply_deployment(RunOptions& o) {
   if (o.tp || given(o.tp_given)) o.request.tp = o.tp;
   if (o.lnc || given(o.lnc_given)) o.request.lnc = o.lnc;
   if (o.context || given(o.context_given)) o.request.context = o.context;
+}
+
+// Bad output options fail before any simulation: a missing folder, a --trace-layers that cannot parse, outputs
+// that would overwrite each other or an input. compare writes one trace, graph and op table per dataflow (`tags`).
+void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--json", o.json}, {"--trace", o.trace},
+                                     {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}})
+    check_output_path(option, path);
+  if (!o.trace_layers.empty()) {
+    TraceOptions probe;
+    parse_trace_layers(o.trace_layers, std::numeric_limits<int>::max(), probe);
+    if (o.trace.empty()) throw InputError("--trace-layers " + o.trace_layers + ": it selects what --trace writes; add --trace FILE");
+  }
+  std::vector<NamedPath> outputs = {{"--json", o.json}, {"--dump-config", o.dump_config}};
+  for (const std::string& tag : tags) {
+    auto tagged = [&](const std::string& path) { return tag.empty() || path.empty() ? path : path_with_tag(path, tag); };
+    outputs.push_back({"--trace", tagged(o.trace)});
+    outputs.push_back({"--dot", tagged(o.dot)});
+    outputs.push_back({"--ops", tagged(o.ops)});
+    outputs.push_back({"--ops", o.ops.empty() ? "" : tagged(o.ops) + ".meta.json"});
+  }
+  const RunRequest& r = o.request;
+  check_output_paths(outputs, {{"--model", resolve_model(r.model)}, {"--hw", resolve_hw(r.hw)}, {"--routes", r.routes}});
 }
 
 std::vector<std::string> split(const std::string& text) {
@@ -125,7 +138,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
   run->callback([run, run_opts, sim, &invocation] {
     const RunOptions& o = *run_opts;
     apply_deployment(*run_opts);
-    check_outputs(o);
+    check_outputs(o, {""});
     const ResolvedConfigs configs = run_configs(o.request);
     if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
     const nlohmann::json prov = provenance(*run, invocation, configs_json(configs));
@@ -146,8 +159,8 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
       ->capture_default_str();
   cmp->callback([cmp, cmp_opts, sim, &invocation] {
     apply_deployment(*cmp_opts);
-    check_outputs(*cmp_opts);
     std::vector<std::string> names = split(cmp_opts->dataflows);
+    check_outputs(*cmp_opts, names);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
     for (const auto& n : names) sim->registry().find(n);  // unknown names fail before any simulation
     const ResolvedConfigs configs = run_configs(cmp_opts->request);

@@ -3,6 +3,7 @@
 
 #include "sim/core/hardware_config.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/core/schedule_yaml.hpp"
 #include "sim/kernel/simulate.hpp"
@@ -26,6 +27,9 @@ void run_schedule(const CLI::App& sub, const Invocation& invocation, const Sched
                                      {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}})
     check_output_path(option, path);
   std::string schedule_path = resolve_config_path(o.schedule);
+  check_output_paths({{"--json", o.json}, {"--trace", o.trace}, {"--dot", o.dot}, {"--ops", o.ops},
+                      {"--ops", o.ops.empty() ? "" : o.ops + ".meta.json"}, {"--dump-config", o.dump_config}},
+                     {{"--schedule", schedule_path}, {"--hw", resolve_hw(o.hw)}});
   HardwareConfig hw = load_hardware_config(o.hw, o.sets);
   ResolvedConfigs configs;
   configs.hardware.push_back(resolved_hardware(o.hw, o.sets));
@@ -57,7 +61,7 @@ void run_schedule(const CLI::App& sub, const Invocation& invocation, const Sched
   }
   if (!o.dot.empty()) write_dot_file(o.dot, schedule.graph, result);
   if (!o.ops.empty()) {
-    write_ops_file(o.ops, schedule.graph, result);
+    write_ops_file(o.ops, schedule.graph, result, hw);
     write_json_file(o.ops + ".meta.json", {{"provenance", prov}});
   }
 }

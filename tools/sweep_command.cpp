@@ -5,14 +5,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <map>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <iostream>
 #include <set>
 #include <thread>
 
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "tools/cli.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/decode_run.hpp"
@@ -94,21 +97,46 @@ void check_spec(const SweepSpec& spec, const DataflowRegistry& registry) {
   for (const auto& [key, values] : spec.vary) {
     bool model_key = key.rfind("model.", 0) == 0;
     std::string file = model_key ? resolve_model(spec.models.front()) : hw_path;
-    YAML::Node root = model_key ? load_yaml_file(file) : load_hardware_document(file, shipped_hw_path);
+    YamlNode root = model_key ? load_yaml_file(file) : load_hardware_document(file, shipped_hw_path);
     apply_overrides(root, {(model_key ? key.substr(6) : key) + "=" + values.front()}, file);
   }
 }
 
+// Exactly two decimal integers around one slash: "0.9/2", "1/2x", "0/2/7" or " 1/2" are refused, not read as
+// the numbers they start with.
 void parse_shard(const std::string& text, std::size_t& index, std::size_t& count) {
+  auto digits = [](const std::string& part) {
+    return !part.empty() && part.size() <= 9 && part.find_first_not_of("0123456789") == std::string::npos;
+  };
   std::size_t slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    index = std::stoul(text.substr(0, slash));
-    count = std::stoul(text.substr(slash + 1));
-  } catch (const std::exception&) {
-    throw InputError("--shard '" + text + "': expected i/N with 0 <= i < N");
-  }
+  std::string first = slash == std::string::npos ? "" : text.substr(0, slash);
+  std::string second = slash == std::string::npos ? "" : text.substr(slash + 1);
+  if (!digits(first) || !digits(second)) throw InputError("--shard '" + text + "': expected i/N with 0 <= i < N");
+  index = std::stoul(first);
+  count = std::stoul(second);
   if (count == 0 || index >= count) throw InputError("--shard '" + text + "': expected i/N with 0 <= i < N");
+}
+
+// --resume continues the same sweep: every row already in --out must be a point of this grid, at its index.
+void check_resumed_rows(const SweepTable& table, const std::vector<SweepPoint>& grid, const std::string& out) {
+  std::map<std::string, std::size_t> index_of;
+  for (const SweepPoint& p : grid) index_of.emplace(p.key(), p.index);
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    const std::string key = table.rows[i]["key"].get<std::string>();
+    auto found = index_of.find(key);
+    if (found == index_of.end() || found->second != table.rows[i]["point"].get<std::size_t>())
+      throw InputError(out + ":" + std::to_string(table.lines[i]) + ": '" + key +
+                       "' is not a point of this sweep's grid (--resume continues the sweep that wrote the file; "
+                       "write a different grid to another --out)");
+  }
+}
+
+// Bytes of `path` up to and including its last newline: what a killed sweep wrote completely.
+std::uintmax_t complete_lines_size(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t last = text.rfind('\n');
+  return last == std::string::npos ? 0 : last + 1;
 }
 
 // A number printed with 6 significant digits and read back: the short decimal a file keeps, the same on resume.
@@ -154,6 +182,13 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   ResolvedConfigs configs = sweep_configs(spec);
   if (!o.config.empty()) configs.files.push_back({"sweep", o.config, sweep_config_path(o.config)});
   const nlohmann::json meta = {{"provenance", provenance(sub, invocation, configs_json(configs))}};
+  // Rows are appended to --out and the file is finally renamed over: a device or FIFO is refused, and so is
+  // an --out that names one of the sweep's inputs.
+  require_replaceable(o.out, "the sweep output");
+  std::vector<NamedPath> inputs = {{"--hw", resolve_hw(spec.hw)}};
+  if (!o.config.empty()) inputs.push_back({"--config", sweep_config_path(o.config)});
+  for (const std::string& model : spec.models) inputs.push_back({"--models", resolve_model(model)});
+  check_output_paths({{"--out", o.out}, {"--out", o.out + ".meta.json"}}, inputs);
   std::vector<SweepPoint> grid = expand(spec, dense_like);
   if (grid.empty()) throw InputError("the grid is empty");
   int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -176,27 +211,23 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   // Held until the output is final: a second sweep on the same --out stops here and names this one.
   OutputLock lock(o.out);
   std::set<std::string> have;
-  if (o.resume)
-    for (const SweepRow& row : read_sweep_rows(o.out)) have.insert(row.value("key", std::string()));
+  SweepTable previous;
+  if (o.resume) {
+    previous = read_sweep_table(o.out);
+    check_resumed_rows(previous, grid, o.out);
+    for (const SweepRow& row : previous.rows) have.insert(row.value("key", std::string()));
+  }
   std::vector<SweepPoint> todo;
   for (const SweepPoint& p : mine)
     if (!have.count(p.key())) todo.push_back(p);
 
   bool jsonl = is_jsonl_path(o.out);
-  bool fresh = !o.resume || read_sweep_rows(o.out).empty();
-  bool cut_line = false;  // a killed sweep can leave a last line without its newline
-  if (!fresh) {
-    std::ifstream previous(o.out, std::ios::ate | std::ios::binary);
-    if (previous && previous.tellg() > 0) {
-      previous.seekg(-1, std::ios::end);
-      cut_line = previous.get() != '\n';
-    }
-  }
-  std::ofstream out(o.out, fresh ? std::ios::trunc : std::ios::app);
-  if (!out) throw InputError(o.out + ": cannot write the sweep output");
-  if (fresh && !jsonl) out << csv_header() << '\n';
-  if (cut_line) out << '\n';
-  out.flush();
+  bool fresh = !o.resume || previous.rows.empty();
+  // A killed sweep can leave a last line without its newline: it is cut off, so new rows start on a line of
+  // their own and the file never holds a broken line in its middle.
+  if (!fresh) std::filesystem::resize_file(o.out, complete_lines_size(o.out));
+  OutputAppender out(o.out, fresh, "the sweep output");
+  if (fresh && !jsonl) out.append(csv_header() + "\n");
 
   auto begin = std::chrono::steady_clock::now();
   std::map<std::string, SweepRow> cells;
@@ -204,8 +235,7 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   run_points(todo, jobs, ::isatty(STDERR_FILENO) == 1, registry, [&](SweepRow row) {
     auto found = cells.find(row.value("key", std::string()));
     if (found != cells.end() && row.value("status", std::string()) == "ok") row.update(found->second);
-    out << row_line(row, jsonl) << '\n';
-    out.flush();  // a killed sweep loses only the points in flight
+    out.append(row_line(row, jsonl) + "\n");  // written at once: a killed sweep loses only the points in flight
   }, o.point_time_limit_s);
   out.close();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -244,12 +274,16 @@ struct MergeOptions {
 };
 
 void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOptions& o) {
-  std::vector<SweepRow> rows;
+  require_replaceable(o.out, "the merged output");
+  std::vector<SweepTable> parts;
   for (const std::string& path : o.inputs) {
-    if (!std::ifstream(path)) throw InputError(path + ": no such sweep output");
-    std::vector<SweepRow> part = read_sweep_rows(path);
-    rows.insert(rows.end(), part.begin(), part.end());
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) throw InputError(path + ": no such sweep output");
+    parts.push_back(read_sweep_table(path));
   }
+  check_one_grid(parts, o.inputs);
+  std::vector<SweepRow> rows;
+  for (SweepTable& part : parts) rows.insert(rows.end(), part.rows.begin(), part.rows.end());
   finalize(rows);
   write_sweep_rows(o.out, rows);
   // The merged file's provenance: this merge, and each input's own (its sweep's command line and configs).

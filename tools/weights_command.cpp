@@ -4,6 +4,7 @@
 // would take a real model's.
 #include <cstdio>
 
+#include "sim/core/output_file.hpp"
 #include "sim/core/input_error.hpp"
 #include "tools/cli.hpp"
 #include "sim/studies/decode_run.hpp"
@@ -23,6 +24,11 @@ struct ExportOptions {
 };
 
 void run_export(const ExportOptions& o) {
+  // Refused before the (possibly long) generation: a device or FIFO as the checkpoint, or an --out that is the
+  // model or the weights being read.
+  if (o.shards <= 1) require_replaceable(o.out, "the checkpoint");
+  check_output_paths({{"--out", o.out}}, {{"--model", resolve_model(o.model)},
+                                          {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights}});
   ModelSpec model = load_model(resolve_model(o.model));
   WeightsSource source = WeightsSource::parse(o.weights);
   if (o.dtype != "bf16" && o.dtype != "f32") throw InputError("--dtype '" + o.dtype + "': expected bf16 or f32");

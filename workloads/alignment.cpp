@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/memory_budget.hpp"
 #include "workloads/seeded_random.hpp"
 
 namespace stasim {
@@ -19,6 +20,12 @@ Alignment layout(const RoutingTrace& trace, std::int64_t block_size) {
   check_block_size(block_size);
   std::vector<std::string> problems = routing_problems(trace, "routing");
   if (!problems.empty()) throw InputError(problems);
+  // Per expert a count and a start; per padded row a route id and per block an owner: at most routes + E x (b-1)
+  // rows, estimated in floating point before any of it is allocated.
+  const double padded_rows = double(trace.routes()) + double(trace.experts) * double(block_size - 1);
+  require_memory(double(trace.experts) * 16.0 + padded_rows * 12.0,
+                 "aligning " + std::to_string(trace.routes()) + " routes over " + std::to_string(trace.experts) +
+                     " experts in blocks of " + std::to_string(block_size));
   Alignment a;
   a.path = alignment_path(trace.routes(), trace.experts);
   a.block_size = block_size;

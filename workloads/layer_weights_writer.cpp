@@ -2,12 +2,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "workloads/layer_weights_loader.hpp"
 #include "workloads/safetensors_writer.hpp"
 
@@ -75,9 +75,8 @@ void write_layer_weights(const ModelSpec& model, const LayerWeights& weights, co
     writers[static_cast<size_t>(i)].write((std::filesystem::path(path) / shard_name(i)).string());
   }
   for (const auto& [name, t] : tensors) index["weight_map"][name] = shard_name(t.shard);
-  std::ofstream out(std::filesystem::path(path) / "model.safetensors.index.json");
-  out << index.dump(2) << '\n';
-  if (!out) throw InputError(path + ": cannot write model.safetensors.index.json");
+  replace_output_file((std::filesystem::path(path) / "model.safetensors.index.json").string(), index.dump(2) + "\n",
+                      "the checkpoint index");
 }
 
 }  // namespace stasim

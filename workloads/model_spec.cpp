@@ -55,18 +55,17 @@ std::string num(std::int64_t value) { return std::to_string(value); }
 
 // "file:line:column" of a dotted key path (of the key, as ConfigReader::where reports it), or the file name when
 // the path is not in the file.
-std::string locate(const YAML::Node& root, const std::string& key, const std::string& file) {
-  YAML::Node node;
-  node.reset(root);
+std::string locate(const YamlNode& root, const std::string& key, const std::string& file) {
+  YamlNode node = root;
   std::string location = file;
   std::stringstream parts(key);
   for (std::string part; std::getline(parts, part, '.');) {
-    if (!node.IsMap()) return file;
+    if (!node.is_map()) return file;
     bool found = false;
     for (const auto& kv : node) {
-      if (kv.first.as<std::string>() != part) continue;
+      if (kv.first.scalar() != part) continue;
       location = mark_of_key(kv.first, kv.second, file);
-      node.reset(kv.second);
+      node = kv.second;
       found = true;
       break;
     }
@@ -75,14 +74,8 @@ std::string locate(const YAML::Node& root, const std::string& key, const std::st
   return location;
 }
 
-// An optional section. ConfigReader::section(key, false) on an absent key currently reports "expected a
-// mapping, got nothing", so an absent section is only declared (for did-you-mean) and read as empty.
-ConfigReader optional_section(ConfigReader& top, const std::string& key) {
-  if (top.has(key)) return top.section(key);
-  std::string absent;
-  top.optional(key, absent);
-  return ConfigReader(YAML::Node(YAML::NodeType::Undefined), top.file(), top.key_path(key), top.problems());
-}
+// An optional section: absent, it reads as empty (the struct's defaults); present but empty, it is a problem.
+ConfigReader optional_section(ConfigReader& top, const std::string& key) { return top.section(key, false); }
 
 void read_model(ConfigReader& top, ModelSpec& m) {
   top.optional("name", m.name)
@@ -185,17 +178,22 @@ const char* to_string(LayerKind value) {
 }
 
 ModelSpec load_model(const std::string& path, const std::vector<std::string>& overrides) {
-  YAML::Node root = load_yaml_file(path);
+  YamlNode root = load_yaml_file(path);
   apply_overrides(root, overrides, path);
   return read_model_spec(root, path);
 }
 
-ModelSpec read_model_spec(const YAML::Node& root, const std::string& file) {
+ModelSpec read_model_spec(const YamlNode& root, const std::string& file) {
   Problems problems;
   ModelSpec model;
   model.source_file = file;
   ConfigReader top(root, file, "", problems);
   read_model(top, model);
+  for (const char* key : {"tp", "lnc", "batch", "context", "dtype"}) {
+    const std::string path = std::string("deployment.") + key;
+    std::string place = locate(root, path, file);
+    if (place != file) model.deployment_places[path] = place;
+  }
   // Cross-field checks only make sense on well-typed values.
   if (problems.empty())
     for (const auto& p : model.validate()) problems.add(locate(root, p.key, file) + ": " + p.key + ": " + p.message);
@@ -365,10 +363,24 @@ std::vector<ConfigProblem> deployment_problems(const ModelSpec& m, const Deploym
   return out;
 }
 
+std::string deployment_place(const ModelSpec& model, const Deployment& deployment, const std::string& key) {
+  const Deployment& own = model.deployment;
+  // A value the command line changed is not at the file's line.
+  bool own_value = key == "deployment.tp" ? deployment.tp == own.tp
+                   : key == "deployment.lnc" ? deployment.lnc == own.lnc
+                   : key == "deployment.batch" ? deployment.batch == own.batch
+                   : key == "deployment.context" ? deployment.context_tokens == own.context_tokens
+                   : key == "deployment.dtype" ? deployment.dtype == own.dtype
+                                               : false;
+  auto place = model.deployment_places.find(key);
+  if (own_value && place != model.deployment_places.end()) return place->second + ": ";
+  return model.source_file.empty() ? "" : model.source_file + ": ";
+}
+
 void validate_deployment(const ModelSpec& model, const Deployment& deployment) {
   Problems problems;
   for (const auto& p : deployment_problems(model, deployment))
-    problems.add((model.source_file.empty() ? "" : model.source_file + ": ") + p.key + ": " + p.message);
+    problems.add(deployment_place(model, deployment, p.key) + p.key + ": " + p.message);
   problems.throw_if_any();
 }
 

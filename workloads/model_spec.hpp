@@ -4,13 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "sim/core/yaml_node.hpp"
 #include "workloads/weight_patterns.hpp"
-namespace YAML {
-class Node;
-}
 
 namespace stasim {
 
@@ -102,6 +101,9 @@ struct LayerParameters {
 struct ModelSpec {
   std::string name;
   std::string source_file;  // the YAML it came from ("" when built in code)
+  // Where the file sets each deployment key ("deployment.batch" -> "model.yaml:21:3"), so a problem with the
+  // model's own deployment (not one given on the command line) names its line.
+  std::map<std::string, std::string> deployment_places;
   std::int64_t layers = 0;
   std::int64_t hidden = 0;  // H
   std::int64_t vocab = 0;
@@ -163,11 +165,13 @@ struct ModelSpec {
 // Reads a model YAML, applies `key.path=value` overrides, validates. Throws InputError with every problem.
 ModelSpec load_model(const std::string& path, const std::vector<std::string>& overrides = {});
 // Reads and validates an already parsed (and overridden) model document; `file` names it in messages.
-ModelSpec read_model_spec(const YAML::Node& root, const std::string& file);
+ModelSpec read_model_spec(const YamlNode& root, const std::string& file);
 
 // Problems of a deployment for this model (tp must divide every sharded dimension, positive sizes, dtype).
 std::vector<ConfigProblem> deployment_problems(const ModelSpec& model, const Deployment& deployment);
 // Throws InputError listing deployment_problems, if any.
+// "model.yaml:21:3: " when `key` (deployment.batch, ...) holds the model file's own value, else "model.yaml: ".
+std::string deployment_place(const ModelSpec& model, const Deployment& deployment, const std::string& key);
 void validate_deployment(const ModelSpec& model, const Deployment& deployment);
 
 }  // namespace stasim

@@ -1,15 +1,15 @@
 #include "workloads/routing.hpp"
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
+#include "sim/core/memory_budget.hpp"
 #include "workloads/seeded_random.hpp"
 
 namespace stasim {
@@ -60,52 +60,71 @@ std::string trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
-RoutingTrace read_yaml(const std::string& text, const std::string& path, std::int64_t experts) {
-  YAML::Node root = parse_yaml_text(text, path);
-  Problems problems;
-  const std::vector<std::string> keys = {"ids", "weights"};
-  for (const auto& kv : root) {
-    std::string key = kv.first.as<std::string>();
-    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-    std::string near = nearest_match(key, keys);
-    problems.add(mark_of(kv.first, path) + ": " + key + ": unknown key" +
-                 (near.empty() ? "" : " (did you mean '" + near + "'?)"));
-  }
-  if (!root["ids"]) problems.add(path + ": missing required key 'ids' (a list of per-token expert-id lists)");
-  problems.throw_if_any();
+// Rows of numbers kept flat (row i is values[begin[i] .. begin[i + 1])): a vector per row of a million-token
+// file costs more than the numbers in it.
+template <class T>
+struct FlatRows {
+  std::vector<T> values;
+  std::vector<std::size_t> begin{0};
+  std::size_t rows() const { return begin.size() - 1; }
+  std::size_t size(std::size_t i) const { return begin[i + 1] - begin[i]; }
+  T at(std::size_t i, std::size_t j) const { return values[begin[i] + j]; }
+  void end_row() { begin.push_back(values.size()); }
+  bool empty() const { return rows() == 0; }
+};
 
-  std::vector<std::vector<std::int64_t>> ids;
-  std::vector<std::vector<double>> weights;
-  auto read_rows = [&](const YAML::Node& list, const std::string& key, auto& rows, auto parse) {
-    if (!list.IsSequence()) {
-      problems.add(mark_of(list, path) + ": " + key + ": expected a list of rows");
-      return;
+RoutingTrace routing_from_flat(const FlatRows<std::int64_t>& ids, const FlatRows<double>& weights, std::int64_t experts,
+                               const std::string& source, const RowLocator& row_place);
+
+RoutingTrace read_yaml(const std::string& text, const std::string& path, std::int64_t experts) {
+  FlatRows<std::int64_t> ids;
+  FlatRows<double> weights;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> marks;  // line and column of each id row
+  {
+    const YamlNode root = parse_yaml_text(text, path);
+    Problems problems;
+    const std::vector<std::string> keys = {"ids", "weights"};
+    for (const auto& kv : root) {
+      std::string key = kv.first.scalar();
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      std::string near = nearest_match(key, keys);
+      problems.add(mark_of(kv.first, path) + ": " + key + ": unknown key" +
+                   (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
-    for (size_t i = 0; i < list.size(); ++i) {
-      const YAML::Node row = list[i];
-      if (!row.IsSequence()) {
-        problems.add(mark_of(row, path) + ": " + key + "[" + std::to_string(i) + "]: expected a list");
-        rows.emplace_back();
-        continue;
+    if (!root["ids"]) problems.add(path + ": missing required key 'ids' (a list of per-token expert-id lists)");
+    problems.throw_if_any();
+    auto read_rows = [&](const YamlNode& list, const std::string& key, auto& rows, auto parse) {
+      if (!list.is_sequence()) {
+        problems.add(mark_of(list, path) + ": " + key + ": expected a list of rows");
+        return;
       }
-      typename std::decay_t<decltype(rows)>::value_type values;
-      for (size_t j = 0; j < row.size(); ++j) {
-        typename decltype(values)::value_type v{};
-        if (!row[j].IsScalar() || !parse(row[j].Scalar(), v)) {
-          problems.add(mark_of(row[j], path) + ": " + key + "[" + std::to_string(i) + "][" + std::to_string(j) +
-                       "]: not a number: '" + (row[j].IsScalar() ? row[j].Scalar() : std::string("?")) + "'");
+      rows.begin.reserve(list.size() + 1);
+      for (size_t i = 0; i < list.size(); ++i) {
+        const YamlNode row = list[i];
+        if (!row.is_sequence()) {
+          problems.add(mark_of(row, path) + ": " + key + "[" + std::to_string(i) + "]: expected a list");
+          rows.end_row();
+          continue;
         }
-        values.push_back(v);
+        for (size_t j = 0; j < row.size(); ++j) {
+          typename decltype(rows.values)::value_type v{};
+          if (!row[j].is_scalar() || !parse(row[j].scalar(), v)) {
+            problems.add(mark_of(row[j], path) + ": " + key + "[" + std::to_string(i) + "][" + std::to_string(j) +
+                         "]: not a number: '" + (row[j].is_scalar() ? row[j].scalar() : std::string("?")) + "'");
+          }
+          rows.values.push_back(v);
+        }
+        rows.end_row();
       }
-      rows.push_back(std::move(values));
-    }
-  };
-  read_rows(root["ids"], "ids", ids, parse_int);
-  if (root["weights"]) read_rows(root["weights"], "weights", weights, parse_double);
-  problems.throw_if_any();
-  std::vector<std::string> places;
-  for (const auto& row : root["ids"]) places.push_back(mark_of(row, path));
-  return routing_from_rows(ids, weights, experts, path, places);
+    };
+    read_rows(root["ids"], "ids", ids, parse_int);
+    if (root["weights"]) read_rows(root["weights"], "weights", weights, parse_double);
+    problems.throw_if_any();
+    for (const auto& row : root["ids"]) marks.emplace_back(row.line(), row.column());
+  }  // the document is freed here: the trace is built from the flat rows alone
+  return routing_from_flat(ids, weights, experts, path, [&](std::size_t i) {
+    return path + ":" + std::to_string(marks.at(i).first + 1) + ":" + std::to_string(marks.at(i).second + 1);
+  });
 }
 
 RoutingTrace read_json(const std::string& text, const std::string& path, std::int64_t experts) {
@@ -129,15 +148,15 @@ RoutingTrace read_json(const std::string& text, const std::string& path, std::in
   if (!doc.contains("ids")) problems.add(path + ": missing required key 'ids'");
   problems.throw_if_any();
 
-  std::vector<std::vector<std::int64_t>> ids;
-  std::vector<std::vector<double>> weights;
+  FlatRows<std::int64_t> ids;
+  FlatRows<double> weights;
   auto read_rows = [&](const nlohmann::json& list, const std::string& key, auto& rows, bool integer) {
     if (!list.is_array()) {
       problems.add(path + ": " + key + ": expected an array of rows");
       return;
     }
     for (size_t i = 0; i < list.size(); ++i) {
-      typename std::decay_t<decltype(rows)>::value_type values;
+      auto& values = rows.values;
       if (!list[i].is_array()) {
         problems.add(path + ": " + key + "[" + std::to_string(i) + "]: expected an array");
       } else {
@@ -149,28 +168,28 @@ RoutingTrace read_json(const std::string& text, const std::string& path, std::in
                          "]: expected " + (integer ? "an integer" : "a number") + ", got " + v.dump());
             values.push_back(0);
           } else {
-            values.push_back(v.get<typename decltype(values)::value_type>());
+            values.push_back(v.get<typename std::decay_t<decltype(values)>::value_type>());
           }
         }
       }
-      rows.push_back(std::move(values));
+      rows.end_row();
     }
   };
   read_rows(doc["ids"], "ids", ids, true);
   if (doc.contains("weights")) read_rows(doc["weights"], "weights", weights, false);
   problems.throw_if_any();
-  return routing_from_rows(ids, weights, experts, path);
+  return routing_from_flat(ids, weights, experts, path, {});
 }
 
 RoutingTrace read_csv(const std::string& contents, const std::string& path, std::int64_t experts) {
   std::istringstream in(contents);
   Problems problems;
-  std::vector<std::vector<std::int64_t>> ids;
-  std::vector<std::vector<double>> weights;
+  FlatRows<std::int64_t> ids;
+  FlatRows<double> weights;
   std::string line;
   int line_number = 0;
   size_t fields_per_row = 0;
-  std::vector<std::string> places;  // "file:line" of each data row
+  std::vector<std::uint32_t> lines;  // the line of each data row
   while (std::getline(in, line)) {
     ++line_number;
     std::string text = trim(line);
@@ -218,119 +237,152 @@ RoutingTrace read_csv(const std::string& contents, const std::string& path, std:
         problems.add(where + ": field " + std::to_string(j + 1) + ": weight '" + fields[j] + "' is not a number");
       row_weights.push_back(v);
     }
-    ids.push_back(std::move(row_ids));
-    places.push_back(where);
-    if (has_weights) weights.push_back(std::move(row_weights));
+    ids.values.insert(ids.values.end(), row_ids.begin(), row_ids.end());
+    ids.end_row();
+    lines.push_back(static_cast<std::uint32_t>(line_number));
+    if (has_weights) {
+      weights.values.insert(weights.values.end(), row_weights.begin(), row_weights.end());
+      weights.end_row();
+    }
   }
   problems.throw_if_any();
-  if (!weights.empty() && weights.size() != ids.size())
+  if (!weights.empty() && weights.rows() != ids.rows())
     throw InputError(path + ": some rows carry weights and some do not; give weights on every row or on none");
   // Later messages say "file:line: row i": data rows counted from 0, comment and blank lines skipped.
-  return routing_from_rows(ids, weights, experts, path, places);
+  return routing_from_flat(ids, weights, experts, path,
+                           [&](std::size_t i) { return path + ":" + std::to_string(lines.at(i)); });
+}
+
+}  // namespace
+
+namespace {
+
+RoutingTrace routing_from_flat(const FlatRows<std::int64_t>& ids, const FlatRows<double>& weights, std::int64_t experts,
+                               const std::string& source, const RowLocator& row_place) {
+  auto row_at = [&](size_t i) { return (row_place ? row_place(i) : source) + ": row " + std::to_string(i); };
+  Problems problems;
+  if (experts <= 0) problems.add(source + ": number of experts must be positive, got " + std::to_string(experts));
+  if (ids.empty()) problems.add(source + ": no tokens (the id list is empty)");
+  problems.throw_if_any();
+  const size_t k = ids.size(0);
+  if (k == 0) problems.add(source + ": row 0 has no expert ids");
+  for (size_t i = 0; i < ids.rows(); ++i) {
+    if (ids.size(i) != k)
+      problems.add(source + ": ragged rows: row " + std::to_string(i) + " has " + std::to_string(ids.size(i)) +
+                   " expert ids, row 0 has " + std::to_string(k));
+  }
+  if (!weights.empty()) {
+    if (weights.rows() != ids.rows())
+      problems.add(source + ": " + std::to_string(weights.rows()) + " weight rows for " + std::to_string(ids.rows()) +
+                   " id rows");
+    for (size_t i = 0; i < weights.rows(); ++i) {
+      if (weights.size(i) != k)
+        problems.add(source + ": ragged rows: weight row " + std::to_string(i) + " has " +
+                     std::to_string(weights.size(i)) + " values, expected k = " + std::to_string(k));
+    }
+  }
+  problems.throw_if_any();
+
+  RoutingTrace trace;
+  trace.tokens = static_cast<std::int64_t>(ids.rows());
+  trace.top_k = static_cast<std::int64_t>(k);
+  trace.experts = experts;
+  trace.expert_ids.reserve(ids.values.size());
+  trace.weights.reserve(ids.values.size());
+  Problems range_problems;
+  for (size_t i = 0; i < ids.rows(); ++i) {
+    for (size_t j = 0; j < k; ++j) {
+      std::int64_t e = ids.at(i, j);
+      // Range is checked here, before narrowing to int32, so a huge id is reported as written.
+      if (e < 0 || e >= experts) {
+        range_problems.add(row_at(i) + " slot " + std::to_string(j) + ": expert id " + std::to_string(e) +
+                           " is outside [0, " + std::to_string(experts) + ")");
+        e = 0;
+      }
+      trace.expert_ids.push_back(static_cast<std::int32_t>(e));
+      trace.weights.push_back(weights.empty() ? 1.0f / static_cast<float>(k) : static_cast<float>(weights.at(i, j)));
+    }
+  }
+  range_problems.throw_if_any();
+  Problems all;
+  for (std::string& p : routing_problems(trace, source, row_place)) all.add(std::move(p));
+  // Non-finite doubles that became finite floats would slip through; check the values as written too.
+  for (size_t i = 0; i < weights.rows(); ++i)
+    for (size_t j = 0; j < k; ++j)
+      if (!std::isfinite(weights.at(i, j)) && std::isfinite(trace.weights[i * k + j]))
+        all.add(row_at(i) + " slot " + std::to_string(j) + ": weight " + std::to_string(weights.at(i, j)) +
+                " is not finite");
+  all.throw_if_any();
+  return trace;
 }
 
 }  // namespace
 
 RoutingTrace routing_from_rows(const std::vector<std::vector<std::int64_t>>& ids,
                                const std::vector<std::vector<double>>& weights, std::int64_t experts,
-                               const std::string& source, const std::vector<std::string>& row_places) {
-  auto row_at = [&](size_t i) { return (i < row_places.size() ? row_places[i] : source) + ": row " + std::to_string(i); };
-  Problems problems;
-  if (experts <= 0) problems.add(source + ": number of experts must be positive, got " + std::to_string(experts));
-  if (ids.empty()) problems.add(source + ": no tokens (the id list is empty)");
-  problems.throw_if_any();
-  const size_t k = ids[0].size();
-  if (k == 0) problems.add(source + ": row 0 has no expert ids");
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i].size() != k)
-      problems.add(source + ": ragged rows: row " + std::to_string(i) + " has " + std::to_string(ids[i].size()) +
-                   " expert ids, row 0 has " + std::to_string(k));
+                               const std::string& source, const RowLocator& row_place) {
+  FlatRows<std::int64_t> flat_ids;
+  for (const auto& row : ids) {
+    flat_ids.values.insert(flat_ids.values.end(), row.begin(), row.end());
+    flat_ids.end_row();
   }
-  if (!weights.empty()) {
-    if (weights.size() != ids.size())
-      problems.add(source + ": " + std::to_string(weights.size()) + " weight rows for " + std::to_string(ids.size()) +
-                   " id rows");
-    for (size_t i = 0; i < weights.size(); ++i) {
-      if (weights[i].size() != k)
-        problems.add(source + ": ragged rows: weight row " + std::to_string(i) + " has " +
-                     std::to_string(weights[i].size()) + " values, expected k = " + std::to_string(k));
-    }
+  FlatRows<double> flat_weights;
+  for (const auto& row : weights) {
+    flat_weights.values.insert(flat_weights.values.end(), row.begin(), row.end());
+    flat_weights.end_row();
   }
-  problems.throw_if_any();
-
-  RoutingTrace trace;
-  trace.tokens = static_cast<std::int64_t>(ids.size());
-  trace.top_k = static_cast<std::int64_t>(k);
-  trace.experts = experts;
-  std::vector<std::string> range_problems;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    for (size_t j = 0; j < k; ++j) {
-      std::int64_t e = ids[i][j];
-      // Range is checked here, before narrowing to int32, so a huge id is reported as written.
-      if (e < 0 || e >= experts) {
-        range_problems.push_back(row_at(i) + " slot " + std::to_string(j) +
-                                 ": expert id " + std::to_string(e) + " is outside [0, " + std::to_string(experts) +
-                                 ")");
-        e = 0;
-      }
-      trace.expert_ids.push_back(static_cast<std::int32_t>(e));
-      trace.weights.push_back(weights.empty() ? 1.0f / static_cast<float>(k) : static_cast<float>(weights[i][j]));
-    }
-  }
-  if (!range_problems.empty()) throw InputError(range_problems);
-  std::vector<std::string> all = routing_problems(trace, source, row_places);
-  // Non-finite doubles that became finite floats would slip through; check the values as written too.
-  for (size_t i = 0; i < weights.size(); ++i)
-    for (size_t j = 0; j < k; ++j)
-      if (!std::isfinite(weights[i][j]) && std::isfinite(trace.weights[i * k + j]))
-        all.push_back(row_at(i) + " slot " + std::to_string(j) + ": weight " +
-                      std::to_string(weights[i][j]) + " is not finite");
-  if (!all.empty()) throw InputError(all);
-  return trace;
+  return routing_from_flat(flat_ids, flat_weights, experts, source, row_place);
 }
 
 std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::string& source,
-                                          const std::vector<std::string>& row_places) {
-  std::vector<std::string> problems;
+                                          const RowLocator& row_place) {
+  Problems problems;
   const size_t routes = static_cast<size_t>(trace.routes());
-  if (trace.tokens <= 0 || trace.top_k <= 0) problems.push_back(source + ": tokens and top_k must be positive");
+  if (trace.tokens <= 0 || trace.top_k <= 0) problems.add(source + ": tokens and top_k must be positive");
   if (trace.top_k > trace.experts)
-    problems.push_back(source + ": top_k " + std::to_string(trace.top_k) + " exceeds the number of experts " +
-                       std::to_string(trace.experts));
+    problems.add(source + ": top_k " + std::to_string(trace.top_k) + " exceeds the number of experts " +
+                 std::to_string(trace.experts));
+  if (!problems.empty()) return problems.list();
   if (trace.expert_ids.size() != routes || trace.weights.size() != routes) {
-    problems.push_back(source + ": expected " + std::to_string(routes) + " ids and weights (M x k)");
-    return problems;
+    problems.add(source + ": expected " + std::to_string(routes) + " ids and weights (M x k)");
+    return problems.list();
   }
+  std::vector<std::pair<std::int32_t, std::int64_t>> sorted;  // (expert, slot) of one token
   for (std::int64_t t = 0; t < trace.tokens; ++t) {
+    auto where = [&](std::int64_t s) {
+      return (row_place ? row_place(static_cast<size_t>(t)) : source) + ": row " + std::to_string(t) + " slot " +
+             std::to_string(s);
+    };
+    sorted.clear();
     for (std::int64_t s = 0; s < trace.top_k; ++s) {
       const size_t r = static_cast<size_t>(t * trace.top_k + s);
-      const size_t row = static_cast<size_t>(t);
-      const std::string where = (row < row_places.size() ? row_places[row] : source) + ": row " + std::to_string(t) +
-                                " slot " + std::to_string(s);
       const std::int32_t e = trace.expert_ids[r];
       if (e < 0 || e >= trace.experts)
-        problems.push_back(where + ": expert id " + std::to_string(e) + " is outside [0, " +
-                           std::to_string(trace.experts) + ")");
-      for (std::int64_t earlier = 0; earlier < s; ++earlier)
-        if (trace.expert_ids[static_cast<size_t>(t * trace.top_k + earlier)] == e)
-          problems.push_back(where + ": expert " + std::to_string(e) + " appears twice in this token's top-k");
+        problems.add(where(s) + ": expert id " + std::to_string(e) + " is outside [0, " +
+                     std::to_string(trace.experts) + ")");
+      sorted.emplace_back(e, s);
       const float w = trace.weights[r];
-      if (!std::isfinite(w)) problems.push_back(where + ": weight " + std::to_string(w) + " is not finite");
-      else if (w < 0) problems.push_back(where + ": weight " + std::to_string(w) + " is negative");
+      if (!std::isfinite(w)) problems.add(where(s) + ": weight " + std::to_string(w) + " is not finite");
+      else if (w < 0) problems.add(where(s) + ": weight " + std::to_string(w) + " is negative");
     }
+    // A repeat inside one token, found in O(k log k) (k can be large in a hostile file).
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 1; i < sorted.size(); ++i)
+      if (sorted[i].first == sorted[i - 1].first)
+        problems.add(where(sorted[i].second) + ": expert " + std::to_string(sorted[i].first) +
+                     " appears twice in this token's top-k");
   }
-  return problems;
+  std::vector<std::string> all = problems.list();
+  if (problems.count() > all.size())
+    all.push_back("(and " + std::to_string(problems.count() - all.size()) + " more problems)");
+  return all;
 }
 
 RoutingTrace read_routing_file(const std::string& path, std::int64_t experts) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the routes file");
   const std::string ext = extension_of(path);
   if (ext != "yaml" && ext != "yml" && ext != "json" && ext != "csv")
     throw InputError(path + ": unknown routes file type '." + ext + "' (expected .yaml, .yml, .json or .csv)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return routing_from_text(text.str(), ext, experts, path);
+  return routing_from_text(read_input_file(path, "the routes file"), ext, experts, path);
 }
 
 RoutingTrace routing_from_text(const std::string& text, const std::string& format, std::int64_t experts,
@@ -352,6 +404,15 @@ RoutingTrace generate_routing(const RoutingGeneratorConfig& config) {
   if (!(config.zipf_exponent >= 0) || !std::isfinite(config.zipf_exponent))
     problems.add("--zipf-exponent must be a finite non-negative number, got " + std::to_string(config.zipf_exponent));
   problems.throw_if_any();
+  // Estimated before generating: 8 bytes per route (id and weight) plus the per-expert tables, and the work of
+  // walking the experts once per drawn route (2^34 steps is about a minute).
+  const double routes = double(config.tokens) * double(config.top_k);
+  require_memory(routes * 8.0 + double(config.experts) * 16.0,
+                 std::to_string(config.tokens) + " tokens x top-" + std::to_string(config.top_k) + " over " +
+                     std::to_string(config.experts) + " experts");
+  if (routes * double(config.experts) > double(std::int64_t{1} << 34))
+    throw InputError("--tokens x --top-k x --experts = " + std::to_string(static_cast<long long>(routes)) + " x " +
+                     std::to_string(config.experts) + " generation steps; the limit is 2^34 (about a minute)");
 
   SeededRandom random(config.seed);
   const size_t experts = static_cast<size_t>(config.experts);

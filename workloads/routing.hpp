@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,17 +42,21 @@ RoutingTrace read_routing_file(const std::string& path, std::int64_t experts);
 RoutingTrace routing_from_text(const std::string& text, const std::string& format, std::int64_t experts,
                                const std::string& source);
 
-// Builds a trace from explicit rows; `source` names where they came from in error messages, and `row_places`
-// (when given, one per row, e.g. "routes.yaml:4:5") where each row is, so a message points at its line.
+// Where row i of a routes file is ("routes.yaml:4:5"), computed only for the rows a message names (one string
+// per row of a million-token file would take more memory than the routes themselves).
+using RowLocator = std::function<std::string(std::size_t row)>;
+
+// Builds a trace from explicit rows; `source` names where they came from in error messages, and `row_place`
+// (when given) where each row is, so a message points at its line.
 RoutingTrace routing_from_rows(const std::vector<std::vector<std::int64_t>>& ids,
                                const std::vector<std::vector<double>>& weights, std::int64_t experts,
-                               const std::string& source, const std::vector<std::string>& row_places = {});
+                               const std::string& source, const RowLocator& row_place = {});
 
 RoutingTrace generate_routing(const RoutingGeneratorConfig& config);
 
 // Every problem of a trace at once (ids out of range, repeated experts in a token, non-finite or negative
 // weights, sizes that do not match M x k); empty when valid.
 std::vector<std::string> routing_problems(const RoutingTrace& trace, const std::string& source,
-                                          const std::vector<std::string>& row_places = {});
+                                          const RowLocator& row_place = {});
 
 }  // namespace stasim

@@ -1,6 +1,8 @@
 #include "workloads/safetensors_file.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -8,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
 #include "workloads/fp16.hpp"
 
 namespace stasim {
@@ -101,9 +104,11 @@ std::string TensorInfo::shape_text() const {
 }
 
 SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
-  std::ifstream in(path_, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(path_ + ": cannot open the safetensors file");
-  const std::int64_t file_size = static_cast<std::int64_t>(in.tellg());
+  // A checkpoint is read in ranges, never whole, so it has no size limit; but it must be a regular file (a FIFO
+  // would block the open, /dev/zero reads as endless zeros).
+  const std::int64_t file_size = static_cast<std::int64_t>(regular_file_size(path_, "the safetensors file"));
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) throw InputError(path_ + ": cannot open the safetensors file (" + std::strerror(errno) + ")");
   if (file_size < 8)
     throw InputError(path_ + ": " + std::to_string(file_size) +
                      " bytes is too short for a safetensors file (it starts with an 8-byte header length)");
@@ -233,6 +238,12 @@ std::vector<float> SafetensorsFile::read_floats(const std::string& name, std::in
     } else {
       values[i] = float_from_fp16(static_cast<std::uint16_t>(b[0] | b[1] << 8));
     }
+    // Weights and activations feed k-means and eigen-solvers, where one NaN or infinity poisons every result and
+    // used to surface as a simulator failure: it is the file's problem, named here with the element.
+    if (!std::isfinite(values[i]))
+      throw InputError(path_ + ": tensor " + in_quotes(name) + " " + info.shape_text() + ": element " +
+                       std::to_string(first + i) + " is " + (std::isnan(values[i]) ? "NaN" : "infinite") +
+                       " (weights and activations must be finite)");
   }
   return values;
 }

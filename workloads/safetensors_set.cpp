@@ -1,11 +1,11 @@
 #include "workloads/safetensors_set.hpp"
 
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace stasim {
 namespace {
@@ -18,8 +18,9 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 // The file inside a directory that stands for the whole set.
 std::string pick_in_directory(const fs::path& dir) {
-  if (fs::exists(dir / "model.safetensors.index.json")) return (dir / "model.safetensors.index.json").string();
-  if (fs::exists(dir / "model.safetensors")) return (dir / "model.safetensors").string();
+  std::error_code error;
+  if (fs::exists(dir / "model.safetensors.index.json", error)) return (dir / "model.safetensors.index.json").string();
+  if (fs::exists(dir / "model.safetensors", error)) return (dir / "model.safetensors").string();
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.is_regular_file() && ends_with(entry.path().filename().string(), ".safetensors"))
@@ -39,11 +40,9 @@ SafetensorsSet::SafetensorsSet(const std::string& path) : path_(path) {
     single_ = file;
     return;
   }
-  std::ifstream in(file);
-  if (!in) throw InputError(file + ": cannot open the index");
   nlohmann::json index;
   try {
-    index = nlohmann::json::parse(in);
+    index = nlohmann::json::parse(read_input_file(file, "the index"));
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(file + ": the index is not valid JSON (" + e.what() + ")");
   }

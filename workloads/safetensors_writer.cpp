@@ -1,13 +1,14 @@
 #include "workloads/safetensors_writer.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 
 namespace stasim {
 
@@ -76,18 +77,27 @@ void SafetensorsWriter::write(const std::string& path) const {
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');
+  // Written beside the target and renamed over it, so a reader never sees half a checkpoint; the tensors are
+  // streamed (they can be gigabytes), every write checked.
+  require_replaceable(path, "the safetensors file");
   std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path + ": cannot write the safetensors file");
-    std::uint64_t length = text.size();
-    for (int b = 0; b < 8; ++b) out.put(static_cast<char>(length >> (8 * b)));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const auto& item : tensors_)
-      out.write(reinterpret_cast<const char*>(item.second.bytes.data()), static_cast<std::streamsize>(item.second.bytes.size()));
-    if (!out) throw InputError(path + ": writing the safetensors file failed");
+  try {
+    OutputAppender out(temporary, true, "the safetensors file");
+    std::string length(8, '\0');
+    for (int b = 0; b < 8; ++b) length[static_cast<size_t>(b)] = static_cast<char>(static_cast<std::uint64_t>(text.size()) >> (8 * b));
+    out.append(length);
+    out.append(text);
+    for (const auto& item : tensors_) out.append(item.second.bytes.data(), item.second.bytes.size());
+    out.close();
+  } catch (...) {
+    std::remove(temporary.c_str());
+    throw;
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw InputError(path + ": cannot write the safetensors file");
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    std::remove(temporary.c_str());
+    throw InputError(path + ": cannot write the safetensors file (" + std::strerror(error) + ")");
+  }
 }
 
 }  // namespace stasim

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/memory_budget.hpp"
 #include "workloads/parallel_chunks.hpp"
 #include "workloads/seeded_random.hpp"
 
@@ -100,6 +101,14 @@ std::vector<std::string> SyntheticWeightsConfig::problems() const {
   require_non_negative(p, "shared_scale", shared_scale);
   require_non_negative(p, "expert_scale", expert_scale);
   require_non_negative(p, "noise_scale", noise_scale);
+  if (p.empty()) {
+    // Every expert's gate, up and down matrices as floats, estimated before any is generated.
+    double matrices = (gated ? 2.0 : 1.0) + (with_down ? 1.0 : 0.0);
+    std::string memory = memory_problem(double(experts) * matrices * double(hidden) * double(intermediate) * 4.0,
+                                        "a synthetic layer of " + std::to_string(experts) + " experts x " +
+                                            std::to_string(hidden) + " x " + std::to_string(intermediate));
+    if (!memory.empty()) p.push_back(memory);
+  }
   return p;
 }
 
@@ -135,6 +144,9 @@ std::vector<std::string> SyntheticActivationsConfig::problems() const {
   if (outlier_channels < 0 || outlier_channels > hidden)
     p.push_back("activations.outlier_channels must be in [0, hidden] (got " + std::to_string(outlier_channels) + ")");
   if (!(outlier_scale > 0)) p.push_back("activations.outlier_scale must be > 0");
+  std::string memory = memory_problem(double(hidden) * double(tokens) * 4.0,
+                                      std::to_string(tokens) + " synthetic activations of hidden " + std::to_string(hidden));
+  if (!memory.empty()) p.push_back(memory);
   return p;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/memory_budget.hpp"
 
 namespace stasim {
 
@@ -17,6 +18,8 @@ std::vector<std::string> WorkPartitionConfig::problems() const {
   positive("thread_n", thread_n);
   positive("thread_k", thread_k);
   positive("grid", grid);
+  // The worker loop runs once per worker: a grid far beyond any GPU's would only be a hang.
+  if (grid > (std::int64_t{1} << 20)) out.push_back("grid must be at most 1048576 workers, got " + std::to_string(grid));
   if (group_size < 0) out.push_back("group size must not be negative, got " + std::to_string(group_size));
   if (thread_n > 0 && thread_n < kMinThreadN)
     out.push_back("thread_n = " + std::to_string(thread_n) + " is below Marlin's minimum thread tile " +
@@ -42,6 +45,12 @@ std::vector<std::string> WorkPartitionConfig::problems() const {
   if (group_size > 0 && thread_k > 0 && group_size >= thread_k && group_size % thread_k != 0)
     out.push_back("scale group size " + std::to_string(group_size) + " is not a multiple of thread_k = " +
                   std::to_string(thread_k));
+  if (out.empty()) {
+    // One tile record (about 64 bytes with its slice list) per block x N-tile, estimated before allocating.
+    std::string memory = memory_problem(double(blocks) * double(n / thread_n) * 64.0,
+                                        std::to_string(blocks) + " blocks x " + std::to_string(n / thread_n) + " N-tiles");
+    if (!memory.empty()) out.push_back(memory);
+  }
   return out;
 }
 

@@ -2,19 +2,20 @@
 
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <map>
 #include <limits>
 #include <sstream>
 
+#include "sim/core/input_file.hpp"
+
 namespace stasim {
 namespace {
 
-std::string describe(const YAML::Node& node) {
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
+std::string describe(const YamlNode& node) {
+  if (node.is_scalar()) return "'" + node.scalar() + "'";
+  if (node.is_sequence()) return "a list";
+  if (node.is_map()) return "a mapping";
   return "nothing";
 }
 
@@ -32,9 +33,9 @@ template <> const char* type_name<std::vector<std::int64_t>>() { return "a list 
 
 // yaml-cpp converts "-1" to a huge unsigned and "1.5" to an integer silently in some versions; parse strictly.
 template <class T>
-bool convert(const YAML::Node& node, T& out) {
-  if (!node.IsScalar()) return false;
-  const std::string& text = node.Scalar();
+bool convert(const YamlNode& node, T& out) {
+  if (!node.is_scalar()) return false;
+  const std::string text = node.scalar();
   if constexpr (std::is_same_v<T, std::string>) {
     out = text;
     return true;
@@ -84,12 +85,12 @@ bool convert(const YAML::Node& node, T& out) {
 
 // An integer literal the target type cannot hold ("-1" for a count, 2^64 for anything) gets its own message.
 template <class T>
-bool integer_out_of_range(const YAML::Node& node) {
+bool integer_out_of_range(const YamlNode& node) {
   if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
     return false;
   } else {
-    if (!node.IsScalar()) return false;
-    const std::string& text = node.Scalar();
+    if (!node.is_scalar()) return false;
+    const std::string text = node.scalar();
     if (std::is_unsigned_v<T> && !text.empty() && text[0] == '-') return false;  // "expected a non-negative integer"
     std::size_t digits = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
     return text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos;
@@ -102,8 +103,8 @@ std::string integer_range() {
 }
 
 template <class T>
-bool convert_list(const YAML::Node& node, std::vector<T>& out) {
-  if (!node.IsSequence()) return false;
+bool convert_list(const YamlNode& node, std::vector<T>& out) {
+  if (!node.is_sequence()) return false;
   std::vector<T> values;
   for (const auto& item : node) {
     T v{};
@@ -116,94 +117,66 @@ bool convert_list(const YAML::Node& node, std::vector<T>& out) {
 
 }  // namespace
 
-// Values written by apply_overrides carry this tag, so messages can say where they came from.
-const char* const kOverrideTag = "!stasim-set";
-
-std::string mark_of(const YAML::Node& node, const std::string& file) {
-  YAML::Mark mark = node.Mark();
-  if (node.Tag() == kOverrideTag || mark.is_null()) return file + " (from --set)";
-  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+std::string mark_of(const YamlNode& node, const std::string& file) {
+  if (node.from_override()) return file + " (from --set)";
+  if (!node.has_mark()) return file;
+  return file + ":" + std::to_string(node.line() + 1) + ":" + std::to_string(node.column() + 1);
 }
 
 namespace {
 
 // yaml-cpp keeps a repeated key (lookups see the first, iteration both) and accepts lists or mappings as keys,
-// which readers then cannot name: both are problems, reported with the key's position. An alias inside its own
-// anchor (a: &x [*x]) makes the document infinitely deep; nesting is cut at kMaxDepth levels.
+// which readers then cannot name: both are problems, reported with the key's position. Nesting is cut at
+// kMaxDepth levels (no config is deeper; aliases inside their own anchor are refused by the parser already).
 constexpr int kMaxDepth = 64;
 
-void check_keys(const YAML::Node& node, const std::string& path, const std::string& file, Problems& problems,
+void check_keys(const YamlNode& node, const std::string& path, const std::string& file, Problems& problems,
                 int depth = 0) {
   // Thrown at once: walking on would take as long as the (unbounded) document is deep or wide.
   if (depth > kMaxDepth)
     throw InputError(mark_of(node, file) + ": nested deeper than " + std::to_string(kMaxDepth) +
-                     " levels (an alias inside its own anchor?)");
-  if (node.IsSequence()) {
+                     " levels");
+  if (node.is_sequence()) {
     for (std::size_t i = 0; i < node.size(); ++i)
       check_keys(node[i], path + "[" + std::to_string(i) + "]", file, problems, depth + 1);
     return;
   }
-  if (!node.IsMap()) return;
+  if (!node.is_map()) return;
   std::map<std::string, int> first_line;
   for (const auto& kv : node) {
-    if (!kv.first.IsScalar()) {
+    if (!kv.first.is_scalar()) {
       problems.add(mark_of(kv.first, file) + ": " + (path.empty() ? "(top level)" : path) +
                    ": a key must be a plain name, got " + describe(kv.first));
       continue;
     }
-    const std::string key = kv.first.Scalar();
+    const std::string key = kv.first.scalar();
     const std::string key_path = path.empty() ? key : path + "." + key;
-    auto [it, fresh] = first_line.emplace(key, kv.first.Mark().line + 1);
+    auto [it, fresh] = first_line.emplace(key, kv.first.line() + 1);
     if (!fresh)
       problems.add(mark_of(kv.first, file) + ": " + key_path + ": duplicate key" +
-                   (kv.first.Tag() == kOverrideTag ? "" : " (first at line " + std::to_string(it->second) + ")"));
+                   (kv.first.from_override() ? "" : " (first at line " + std::to_string(it->second) + ")"));
     check_keys(kv.second, key_path, file, problems, depth + 1);
   }
 }
 
-// Marks every node of an override value (keys too), so messages about any part of it say "(from --set)".
-void tag_as_override(YAML::Node node) {
-  node.SetTag(kOverrideTag);
-  if (node.IsSequence())
-    for (YAML::Node item : node) tag_as_override(item);
-  if (node.IsMap())
-    for (auto kv : node) {
-      YAML::Node key = kv.first;
-      key.SetTag(kOverrideTag);
-      tag_as_override(kv.second);
-    }
-}
-
 }  // namespace
 
-std::string mark_of_key(const YAML::Node& key, const YAML::Node& value, const std::string& file) {
-  return mark_of(value.Tag() == kOverrideTag ? value : key, file);
+std::string mark_of_key(const YamlNode& key, const YamlNode& value, const std::string& file) {
+  return mark_of(value.from_override() ? value : key, file);
 }
 
-YAML::Node load_yaml_file(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, not a YAML file");
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_yaml_text(text.str(), path);
+YamlNode load_yaml_file(const std::string& path) { return parse_yaml_text(read_input_file(path, "the file"), path); }
+
+YamlNode parse_yaml_text(const std::string& text, const std::string& file) {
+  YamlNode root = parse_yaml_document(text, file);
+  if (!root.is_map()) throw InputError(file + ": expected a YAML mapping at the top level");
+  Problems problems;
+  check_keys(root, "", file, problems);
+  problems.throw_if_any();
+  return root;
 }
 
-YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
-  try {
-    YAML::Node root = YAML::Load(text);
-    if (!root.IsMap()) throw InputError(file + ": expected a YAML mapping at the top level");
-    Problems problems;
-    check_keys(root, "", file, problems);
-    problems.throw_if_any();
-    return root;
-  } catch (const YAML::ParserException& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                     ": malformed YAML: " + e.msg);
-  }
-}
-
-void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, const std::string& file) {
+void apply_overrides(YamlNode root, const std::vector<std::string>& sets, const std::string& file) {
   Problems problems;
   for (const auto& set : sets) {
     auto eq = set.find('=');
@@ -216,17 +189,26 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
     std::vector<std::string> parts;
     std::stringstream ss(path);
     for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+    if (parts.empty() || std::find(parts.begin(), parts.end(), "") != parts.end()) {
+      problems.add("--set " + set + ": '" + path + "' is not a key path (names separated by single dots)");
+      continue;
+    }
 
-    YAML::Node parent;
-    parent.reset(root);
+    YamlNode parent = root;
     std::string walked;
+    std::size_t entry = 0;  // the entry of `parent` the last part names
     bool ok = true;
     for (size_t i = 0; i < parts.size(); ++i) {
       const std::string& part = parts[i];
       std::vector<std::string> keys;
-      if (parent.IsMap())
-        for (const auto& kv : parent) keys.push_back(kv.first.as<std::string>());
-      bool exists = std::find(keys.begin(), keys.end(), part) != keys.end();
+      bool exists = false;
+      for (std::size_t e = 0; e < parent.size() && parent.is_map(); ++e) {
+        keys.push_back(parent.entry(e).first.scalar());
+        if (!exists && keys.back() == part) {
+          exists = true;
+          entry = e;
+        }
+      }
       if (!exists) {
         std::string near = nearest_match(part, keys);
         problems.add("--set " + set + ": " + file + " has no key '" + (walked.empty() ? "" : walked + ".") + part +
@@ -236,42 +218,45 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, cons
       }
       walked += (walked.empty() ? "" : ".") + part;
       if (i + 1 < parts.size()) {
-        YAML::Node next = parent[part];
-        if (!next.IsMap()) {
+        YamlNode next = parent.entry(entry).second;
+        if (!next.is_map()) {
           problems.add("--set " + set + ": '" + walked + "' is not a section");
           ok = false;
           break;
         }
-        parent.reset(next);
+        parent = next;
       }
     }
     if (!ok) continue;
-    YAML::Node parsed;
+    YamlNode fresh;
     try {
-      parsed = YAML::Load(value);
-    } catch (const YAML::ParserException& e) {
-      problems.add("--set " + set + ": the value is not valid YAML: " + e.msg);
+      // Parsed like a file (one document, bounded aliases), so a value cannot smuggle in what a file cannot.
+      fresh = parse_yaml_document(value, "--set " + set);
+    } catch (const InputError& e) {
+      problems.add(std::string(e.what()));
       continue;
     }
-    YAML::Node fresh = YAML::Clone(parsed);
-    tag_as_override(fresh);
-    std::size_t before = problems.list().size();
+    if (!fresh.is_defined()) fresh = parse_yaml_document("~", "--set " + set);  // an empty value is a null
+    fresh.mark_override();
+    std::size_t before = problems.count();
     check_keys(fresh, walked, file, problems);  // a list as a key, or a repeated key, e.g. {a: 1, a: 2}
-    if (problems.list().size() != before) continue;
-    parent[parts.back()] = fresh;
+    if (problems.count() != before) continue;
+    YamlNode::Entry old = parent.entry(entry);
+    parent.replace_entry(entry, old.first, fresh);
   }
   problems.throw_if_any();
 }
 
-ConfigReader::ConfigReader(YAML::Node node, std::string file, std::string path, Problems& problems)
-    : node_(node), file_(std::move(file)), path_(std::move(path)), problems_(&problems) {
-  // An absent section (undefined or null node) reads as empty; anything else must be a mapping.
-  valid_ = node_.IsDefined() && node_.IsMap();
-  if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap())
-    problems_->add(where() + ": expected a mapping, got " + describe(node_));
+ConfigReader::ConfigReader(YamlNode node, std::string file, std::string path, Problems& problems)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), problems_(&problems) {
+  // An absent section (undefined node) reads as empty; anything else must be a mapping. An empty value (a list
+  // entry `- ` or a key with nothing after it) is a problem too: read as empty it silently meant "all defaults".
+  valid_ = node_.is_map();
+  if (node_.is_null()) problems_->add(where() + ": is empty (expected a mapping of its keys)");
+  else if (node_.is_defined() && !node_.is_map()) problems_->add(where() + ": expected a mapping, got " + describe(node_));
 }
 
-bool ConfigReader::has(const std::string& key) const { return valid_ && node_[key].IsDefined(); }
+bool ConfigReader::has(const std::string& key) const { return valid_ && node_[key].is_defined(); }
 
 std::string ConfigReader::key_path(const std::string& key) const {
   if (key.empty()) return path_.empty() ? "(top level)" : path_;
@@ -282,13 +267,13 @@ std::string ConfigReader::where(const std::string& key) const {
   std::string location = file_;
   if (valid_ && !key.empty()) {
     for (const auto& kv : node_) {
-      if (kv.first.as<std::string>() == key) {
+      if (kv.first.scalar() == key) {
         // A value from --set is reported as such; a file value at its key's position.
         location = mark_of_key(kv.first, kv.second, file_);
         break;
       }
     }
-  } else if (node_.IsDefined() && !node_.IsNull()) {
+  } else if (node_.is_defined()) {
     location = mark_of(node_, file_);
   }
   return location + ": " + key_path(key);
@@ -319,7 +304,7 @@ template <class T>
 ConfigReader& ConfigReader::optional(const std::string& key, T& out) {
   known_.insert(key);
   if (!valid_) return *this;
-  YAML::Node value = node_[key];
+  YamlNode value = node_[key];
   if (!value) return *this;
   bool ok;
   if constexpr (std::is_same_v<T, std::vector<std::string>> || std::is_same_v<T, std::vector<std::int64_t>>)
@@ -330,7 +315,7 @@ ConfigReader& ConfigReader::optional(const std::string& key, T& out) {
   failed_.insert(key);
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     if (integer_out_of_range<T>(value)) {
-      problem(key, "'" + value.Scalar() + "' is out of range (" + integer_range<T>() + ")");
+      problem(key, "'" + value.scalar() + "' is out of range (" + integer_range<T>() + ")");
       return *this;
     }
   }
@@ -351,26 +336,35 @@ ConfigReader& ConfigReader::required(const std::string& key, T& out) {
 
 ConfigReader ConfigReader::section(const std::string& key, bool required) {
   known_.insert(key);
-  YAML::Node child;
+  YamlNode child;
   if (valid_) {
-    YAML::Node found = node_[key];
-    if (found) child.reset(found);
-    else if (required) problems_->add(where() + ": missing required section '" + key_path(key) + "'");
+    YamlNode found = node_[key];
+    if (found.is_null()) {
+      // Named at the key (an empty value's own position is wherever the next line starts).
+      problem(key, required ? "is empty (a required section: give its keys)"
+                            : "is empty (give its keys, or leave the key out for no " + key + " section)");
+      failed_.insert(key);
+    } else if (found) {
+      child = found;
+    } else if (required) {
+      problems_->add(where() + ": missing required section '" + key_path(key) + "'");
+    }
   }
   return ConfigReader(child, file_, key_path(key), *problems_);
 }
 
-YAML::Node ConfigReader::list(const std::string& key, bool required) {
+YamlNode ConfigReader::list(const std::string& key, bool required) {
   known_.insert(key);
-  if (!valid_) return YAML::Node(YAML::NodeType::Undefined);
-  YAML::Node found = node_[key];
-  if (!found.IsDefined() || found.IsNull()) {
+  if (!valid_) return YamlNode();
+  YamlNode found = node_[key];
+  if (!found.is_defined()) {
     if (required) problems_->add(where() + ": missing required list '" + key_path(key) + "'");
-    return YAML::Node(YAML::NodeType::Undefined);
+    return YamlNode();
   }
-  if (!found.IsSequence()) {
-    problem(key, "expected a list, got " + describe(found));
-    return YAML::Node(YAML::NodeType::Undefined);
+  if (!found.is_sequence()) {
+    failed_.insert(key);
+    problem(key, found.is_null() ? "is empty (expected a list; [] for none)" : "expected a list, got " + describe(found));
+    return YamlNode();
   }
   return found;
 }
@@ -379,7 +373,7 @@ void ConfigReader::finish() {
   if (!valid_) return;
   std::vector<std::string> known(known_.begin(), known_.end());
   for (const auto& kv : node_) {
-    std::string key = kv.first.as<std::string>();
+    std::string key = kv.first.scalar();
     if (known_.count(key)) continue;
     std::string near = nearest_match(key, known);
     problems_->add(mark_of(kv.first, file_) + ": " + key_path(key) + ": unknown key" +

@@ -3,28 +3,29 @@
 // collected, not thrown, so one run reports all of them; the caller throws once (Problems::throw_if_any).
 #pragma once
 
-#include <yaml-cpp/yaml.h>
-
 #include <set>
 #include <string>
 #include <vector>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/yaml_node.hpp"
 
 namespace stasim {
 
-// Loads a YAML file; a missing file or a syntax error is an InputError naming the file, line and column.
-YAML::Node load_yaml_file(const std::string& path);
+// Loads a YAML file (a regular file of at most kMaxInputFileBytes, sim/core/input_file.hpp); a missing file, a
+// syntax error, a second document or an alias bomb is an InputError naming the file, line and column.
+YamlNode load_yaml_file(const std::string& path);
 // The same for YAML text already in memory; `file` names it in messages.
-YAML::Node parse_yaml_text(const std::string& text, const std::string& file);
+YamlNode parse_yaml_text(const std::string& text, const std::string& file);
 
 // Applies `key.path=value` overrides to a loaded document. Each path must name an existing key (a typo gets a
-// did-you-mean); the value is parsed as YAML and then validated like the file's own values.
-void apply_overrides(YAML::Node root, const std::vector<std::string>& sets, const std::string& file);
+// did-you-mean); the value is parsed as YAML and then validated like the file's own values. An empty value
+// (`--set core.dma=`) is an empty value like `dma:` in the file: an error for a section, never "all defaults".
+void apply_overrides(YamlNode root, const std::vector<std::string>& sets, const std::string& file);
 
 class ConfigReader {
  public:
-  ConfigReader(YAML::Node node, std::string file, std::string path, Problems& problems);
+  ConfigReader(YamlNode node, std::string file, std::string path, Problems& problems);
 
   bool has(const std::string& key) const;
   // Reads `key` into `out` when present (out keeps its default otherwise).
@@ -33,11 +34,14 @@ class ConfigReader {
   // Reads `key` into `out`; a missing key is a problem.
   template <class T>
   ConfigReader& required(const std::string& key, T& out);
-  // The nested mapping at `key`; a missing required section is a problem (the reader then reads nothing).
+  // The nested mapping at `key`; a missing required section is a problem (the reader then reads nothing). A
+  // section that is present but empty (`dma:` with nothing under it) is always a problem: read as "all
+  // defaults" it gave zero rates; to mean an optional section's absence, leave the key out.
   ConfigReader section(const std::string& key, bool required = true);
 
-  // The list at `key` (an empty node when absent and optional); anything but a list is a problem.
-  YAML::Node list(const std::string& key, bool required = true);
+  // The list at `key` (an undefined node when absent and optional); anything but a list, including an empty
+  // value, is a problem.
+  YamlNode list(const std::string& key, bool required = true);
 
   // A range or consistency problem of `key`; skipped when the key already has a problem (missing, wrong type)
   // or the mapping itself is bad or absent, so one mistake gives one message.
@@ -63,12 +67,12 @@ class ConfigReader {
   // Reports every key of the mapping that was never read.
   void finish();
 
-  const YAML::Node& node() const { return node_; }
+  const YamlNode& node() const { return node_; }
   const std::string& file() const { return file_; }
   Problems& problems() { return *problems_; }
 
  private:
-  YAML::Node node_;
+  YamlNode node_;
   std::string file_;
   std::string path_;
   Problems* problems_;
@@ -78,9 +82,9 @@ class ConfigReader {
 };
 
 // "file:line:column" of a YAML node, or "file (from --set)" for a value that came from an override.
-std::string mark_of(const YAML::Node& node, const std::string& file);
+std::string mark_of(const YamlNode& node, const std::string& file);
 // Where a message about the key `key` with value `value` points: the value when it came from --set (the file
 // does not hold it), the key's position otherwise.
-std::string mark_of_key(const YAML::Node& key, const YAML::Node& value, const std::string& file);
+std::string mark_of_key(const YamlNode& key, const YamlNode& value, const std::string& file);
 
 }  // namespace stasim

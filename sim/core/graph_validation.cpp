@@ -44,20 +44,24 @@ std::uint32_t max_contraction(const HardwareConfig& hw, Dtype d) {
   return hw.tensor.rows;
 }
 
+// Names the hardware key behind a limit, so a hardware value that breaks a builder's ops can be reported once,
+// by that key (decode runs summarize these problems into one line).
+std::string key(const char* hardware_key) { return std::string(" (") + kHardwareKeyTag + hardware_key + ")"; }
+
 void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& hw, Problems& p) {
   // The op's name is only formatted when there is a problem: this loop runs over every op of large graphs.
   auto bad = [&](const std::string& msg) { p.add(who(id) + ": " + msg); };
   if (o.core >= hw.lnc)
     bad("core " + std::to_string(o.core) + " does not exist: " + hw.name + " simulates lnc = " +
-        std::to_string(hw.lnc) + " physical core(s), numbered 0.." + std::to_string(hw.lnc - 1));
+        std::to_string(hw.lnc) + " physical core(s), numbered 0.." + std::to_string(hw.lnc - 1) + key("lnc"));
   if (!engine_runs(o.engine, o.kind))
     bad(std::string("the ") + engine_name(o.engine) + " engine cannot run '" + op_kind_name(o.kind) + "'");
   if (o.engine == Engine::dma && o.queue >= hw.dma.queues)
     bad("DMA queue " + std::to_string(o.queue) + " does not exist (" + std::to_string(hw.dma.queues) +
-        " queues per core)");
+        " queues per core)" + key("core.dma.queues"));
   if (o.partitions == 0 || o.partitions > hw.sbuf.partitions)
     bad("partitions = " + std::to_string(o.partitions) + " must be between 1 and " +
-        std::to_string(hw.sbuf.partitions));
+        std::to_string(hw.sbuf.partitions) + (o.partitions == 0 ? "" : key("core.sbuf.partitions")));
   if (o.duration_ps >= 0 || o.cycles >= 0) {
     // An explicit duration replaces the formula, so shape fields are optional.
   } else if (o.kind == OpKind::matmul) {
@@ -66,11 +70,13 @@ void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& 
     if (kmax == 0) bad(std::string("dtype ") + dtype_name(o.dtype) + " matmuls are not supported on " + hw.name);
     else if (o.k > kmax)
       bad("k = " + std::to_string(o.k) + " exceeds the contraction limit " + std::to_string(kmax) + " for " +
-          dtype_name(o.dtype));
+          dtype_name(o.dtype) + key("core.engines.tensor.rows"));
     if (o.m > hw.tensor.columns)
-      bad("m = " + std::to_string(o.m) + " exceeds the stationary free limit " + std::to_string(hw.tensor.columns));
+      bad("m = " + std::to_string(o.m) + " exceeds the stationary free limit " + std::to_string(hw.tensor.columns) +
+          key("core.engines.tensor.columns"));
     if (o.n > hw.tensor.max_moving_free)
-      bad("n = " + std::to_string(o.n) + " exceeds the moving free limit " + std::to_string(hw.tensor.max_moving_free));
+      bad("n = " + std::to_string(o.n) + " exceeds the moving free limit " + std::to_string(hw.tensor.max_moving_free) +
+          key("core.engines.tensor.max_moving_free"));
   } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce || o.kind == OpKind::descriptors) {
     if (o.bytes == 0) bad(o.kind == OpKind::all_reduce ? "an all_reduce needs positive bytes" : "a DMA transfer needs positive bytes");
   } else if (o.kind == OpKind::fixed) {
@@ -103,14 +109,15 @@ void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& 
     if (o.psum_bank < 0) bad("psum_group needs psum_bank");
     else if (static_cast<std::uint32_t>(o.psum_bank) >= hw.psum.banks)
       bad("psum_bank " + std::to_string(o.psum_bank) + " does not exist (" + std::to_string(hw.psum.banks) +
-          " banks)");
+          " banks)" + key("core.psum.banks"));
     if (o.kind == OpKind::matmul && o.n * 4ull > hw.psum.bytes_per_bank_per_partition)
       bad("n = " + std::to_string(o.n) + " FP32 outputs need " + std::to_string(o.n * 4ull) +
-          " bytes per partition; a PSUM bank holds " + std::to_string(hw.psum.bytes_per_bank_per_partition));
+          " bytes per partition; a PSUM bank holds " + std::to_string(hw.psum.bytes_per_bank_per_partition) +
+          key("core.psum.bytes_per_bank_per_partition"));
   }
   if (o.releases_psum_bank >= 0 && static_cast<std::uint32_t>(o.releases_psum_bank) >= hw.psum.banks)
     bad("releases_psum_bank " + std::to_string(o.releases_psum_bank) + " does not exist (" +
-        std::to_string(hw.psum.banks) + " banks)");
+        std::to_string(hw.psum.banks) + " banks)" + key("core.psum.banks"));
 }
 
 // In-degree graph of dependencies plus program order (each op waits for its queue predecessor).

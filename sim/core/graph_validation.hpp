@@ -18,6 +18,9 @@ using OpLocator = std::function<std::string(OpId)>;
 // Names a buffer (by index) the same way; the default is "buffer 'w'".
 using BufferLocator = std::function<std::string(std::uint32_t)>;
 
+// Problems caused by a hardware limit end with " (hardware key core.psum.banks)": the key is what a user changes.
+constexpr const char* kHardwareKeyTag = "hardware key ";
+
 void validate_graph(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {},
                     const BufferLocator& buffer_where = {});
 

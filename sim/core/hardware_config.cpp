@@ -37,7 +37,9 @@ void TensorEngineConfig::read(ConfigReader& r) {
   r.within("min_issue_cycles", min_issue_cycles, 0, kMaxCycles);
   r.within("load_stationary_cycles", load_stationary_cycles, 0, kMaxCycles);
   r.within("fp32_cost_factor", fp32_cost_factor, kMinFactor, kMaxFactor);
-  r.positive("fp8_k_factor", fp8_k_factor);
+  // rows x factor is a 32-bit contraction size; 64 is far above any generation (v3 FP8: 2, v4 MX: 4).
+  r.within("fp8_k_factor", fp8_k_factor, 1, 64);
+  r.within("mx_k_factor", mx_k_factor, 0, 64);
   // A start fraction of 0 would never let the engine run; a window of 0 has no utilisation to measure.
   r.within("throttle_start_fraction", throttle_start_fraction, kMinFactor, 1);
   r.within("throttle_ramp_ns", throttle_ramp_ns, 0, kMaxNs);
@@ -55,7 +57,6 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
       .optional("reduce_extra_cycles", reduce_extra_cycles);
   if (is_gpsimd)
     r.optional("start_cycles", start_cycles)
-        .optional("gather_elements_per_cycle", gather_elements_per_cycle)
         .required("gather_group_elements", gather_group_elements)
         .required("gather_index_cycles", gather_index_cycles)
         .required("gather_word_cycles", gather_word_cycles)
@@ -67,7 +68,6 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
   r.within("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup, kMinFactor, kMaxFactor);
   r.within("reduce_extra_cycles", reduce_extra_cycles, 0, kMaxCycles);
   r.within("start_cycles", start_cycles, 0, kMaxCycles);
-  r.within("gather_elements_per_cycle", gather_elements_per_cycle, kMinFactor, kMaxFactor);
   r.within("gather_group_elements", gather_group_elements, 1, kMaxCount);
   r.within("gather_index_cycles", gather_index_cycles, 0, kMaxCycles);
   // A word must cost something: a gather of free cost would hide any modelling mistake upstream.
@@ -76,7 +76,7 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
   r.finish();
 }
 
-HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
+HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
   Problems problems;
   HardwareConfig hw;
   hw.file = file;
@@ -143,7 +143,6 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
       .required("queues", hw.dma.queues)
       .required("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine)
       .required("fixed_ns", hw.dma.fixed_ns)
-      .required("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition)
       .required("descriptor_ns", hw.dma.descriptor_ns)
       .required("hwdge_ns", hw.dma.hwdge_ns)
       .required("hwdge_instances", hw.dma.hwdge_instances);
@@ -151,7 +150,6 @@ HardwareConfig read_hardware(const YAML::Node& root, const std::string& file) {
   dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
   dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
   dma.within("fixed_ns", hw.dma.fixed_ns, 0, kMaxNs);
-  dma.within("knee_bytes_per_partition", hw.dma.knee_bytes_per_partition, 0, kMaxBytesPerPartition);
   dma.within("descriptor_ns", hw.dma.descriptor_ns, kMinNs, kMaxNs);
   dma.within("hwdge_ns", hw.dma.hwdge_ns, 0, kMaxNs);
   dma.within("hwdge_instances", hw.dma.hwdge_instances, 0, kMaxCount);
@@ -182,45 +180,52 @@ namespace {
 
 // Writes every key of `overlay` into `base`. A key the base does not have is a typo or a new concept, never a
 // silent addition, so it is a problem with a did-you-mean; a mapping recurses, anything else replaces the
-// base value. The overlay's key node is inserted too, so a later message about the key names the overlay's line.
-void merge_overlay(YAML::Node base, const YAML::Node& overlay, const std::string& file, const std::string& path,
+// base value. The overlay's key node is written too, so a later message about the key names the overlay's line.
+void merge_overlay(YamlNode base, const YamlNode& overlay, const std::string& file, const std::string& path,
                    Problems& problems) {
   for (const auto& kv : overlay) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = kv.first.scalar();
     const std::string key_path = path.empty() ? key : path + "." + key;
     if (path.empty() && key == "base") continue;
     std::vector<std::string> keys;
-    for (const auto& b : base) keys.push_back(b.first.as<std::string>());
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+    std::size_t at = base.size();
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      keys.push_back(base.entry(i).first.scalar());
+      if (at == base.size() && keys.back() == key) at = i;
+    }
+    if (at == base.size()) {
       std::string near = nearest_match(key, keys);
       problems.add(mark_of(kv.first, file) + ": " + key_path + ": not a key of the base config" +
                    (near.empty() ? "" : " (did you mean '" + (path.empty() ? near : path + "." + near) + "'?)"));
       continue;
     }
-    YAML::Node target = base[key];
-    if (kv.second.IsMap() && target.IsMap()) {
+    YamlNode target = base.entry(at).second;
+    if (kv.second.is_map() && target.is_map()) {
       merge_overlay(target, kv.second, file, key_path, problems);
       continue;
     }
-    base.remove(key);
-    base.force_insert(kv.first, kv.second);
+    base.replace_entry(at, kv.first, kv.second);
   }
 }
+
+// An overlay chain longer than this is refused: real ones are one or two deep, and each level is validated.
+constexpr std::size_t kMaxBaseChain = 16;
 
 // Where `base:` points: a value with a '/' or ending in ".yaml" is a path, relative to the folder of the file
 // naming it; a bare name ("trn3") is a shipped config: `<name>.yaml` beside the overlay when there is one (the
 // shipped overlays sit beside their bases), else a file of exactly that name there, else what `shipped` finds.
 std::string base_file(const std::string& value, const std::string& overlay, const ShippedHardware& shipped) {
   namespace fs = std::filesystem;
+  std::error_code error;
   const fs::path folder = fs::path(overlay).parent_path();
   const bool is_path = value.find('/') != std::string::npos ||
                        (value.size() > 5 && value.compare(value.size() - 5, 5, ".yaml") == 0);
   if (is_path) return (folder / value).lexically_normal().string();
   const std::string beside = (folder / (value + ".yaml")).lexically_normal().string();
-  if (fs::exists(beside)) return beside;
+  if (fs::exists(beside, error)) return beside;
   // A file of exactly that name beside the overlay (no extension) is what `base:` named before shipped names.
   const std::string exact = (folder / value).lexically_normal().string();
-  if (fs::is_regular_file(exact)) return exact;
+  if (fs::is_regular_file(exact, error)) return exact;
   if (!shipped) return beside;
   const std::string found = shipped(value);
   return found.empty() ? beside : found;
@@ -228,21 +233,25 @@ std::string base_file(const std::string& value, const std::string& overlay, cons
 
 // The document at `path` with its `base:` chain resolved. `chain` holds the files being resolved, so a cycle is
 // an error rather than a hang.
-YAML::Node load_with_base(const std::string& path, std::vector<std::string>& chain, const ShippedHardware& shipped) {
+YamlNode load_with_base(const std::string& path, std::vector<std::string>& chain, const ShippedHardware& shipped) {
   namespace fs = std::filesystem;
-  YAML::Node root = load_yaml_file(path);
-  YAML::Node base_key = root["base"];
+  YamlNode root = load_yaml_file(path);
+  YamlNode base_key = root["base"];
   if (!base_key) return root;
-  if (!base_key.IsScalar() || base_key.Scalar().empty())
+  if (!base_key.is_scalar() || base_key.scalar().empty())
     throw InputError(mark_of(base_key, path) + ": base: expected a shipped hardware name (trn3) or a config path");
-  const std::string base_path = base_file(base_key.Scalar(), path, shipped);
-  if (!fs::exists(base_path))
+  const std::string base_path = base_file(base_key.scalar(), path, shipped);
+  std::error_code error;
+  if (!fs::exists(base_path, error))
     throw InputError(mark_of(base_key, path) + ": base: no file '" + base_path + "'");
   for (const std::string& seen : chain)
-    if (fs::equivalent(seen, base_path))
-      throw InputError(mark_of(base_key, path) + ": base: '" + base_key.Scalar() + "' is part of a base cycle");
+    if (fs::equivalent(seen, base_path, error))
+      throw InputError(mark_of(base_key, path) + ": base: '" + base_key.scalar() + "' is part of a base cycle");
+  if (chain.size() >= kMaxBaseChain)
+    throw InputError(mark_of(base_key, path) + ": base: a chain of more than " + std::to_string(kMaxBaseChain) +
+                     " overlays");
   chain.push_back(base_path);
-  YAML::Node base = load_with_base(base_path, chain, shipped);
+  YamlNode base = load_with_base(base_path, chain, shipped);
   read_hardware(base, base_path);  // the base must stand on its own: its problems are reported in its own file
   Problems problems;
   merge_overlay(base, root, path, "", problems);
@@ -252,21 +261,21 @@ YAML::Node load_with_base(const std::string& path, std::vector<std::string>& cha
 
 }  // namespace
 
-YAML::Node load_hardware_document(const std::string& path, const ShippedHardware& shipped) {
+YamlNode load_hardware_document(const std::string& path, const ShippedHardware& shipped) {
   std::vector<std::string> chain{path};
   return load_with_base(path, chain, shipped);
 }
 
-YAML::Node resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
-                                      const ShippedHardware& shipped) {
-  YAML::Node root = load_hardware_document(path, shipped);
+YamlNode resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
+                                    const ShippedHardware& shipped) {
+  YamlNode root = load_hardware_document(path, shipped);
   apply_overrides(root, overrides, path);
   return root;
 }
 
 HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides,
                              const ShippedHardware& shipped) {
-  YAML::Node root = resolved_hardware_document(path, overrides, shipped);
+  YamlNode root = resolved_hardware_document(path, overrides, shipped);
   return read_hardware(root, path);
 }
 

@@ -44,7 +44,6 @@ struct EngineConfig {
   // GpSimd only (engines/gather_cost.hpp): GPSIMD_START per instruction (group), the nc_n_gather ISA group, the
   // per-index and per-32-bit-word cycles of a partition lane, and software descriptor generation.
   double start_cycles = 150;
-  double gather_elements_per_cycle = 16;    // the gather rate before the ISA-group model (kept until it replaces it)
   std::uint32_t gather_group_elements = 512;
   double gather_index_cycles = 7;
   double gather_word_cycles = 1;
@@ -71,7 +70,6 @@ struct DmaConfig {
   std::uint32_t queues = 16;
   double bytes_per_ns_per_engine = 0;
   double fixed_ns = 1300;
-  double knee_bytes_per_partition = 2048;
   double descriptor_ns = 62;                 // DMA-engine time per descriptor (memory/dma_cost.hpp)
   double hwdge_ns = 600;                     // a hardware-DGE DMA instruction on its issuing queue
   std::uint32_t hwdge_instances = 2;         // hardware DGE blocks per core (0: none, hwdge transfers are an error)
@@ -108,22 +106,22 @@ struct HardwareConfig {
   double hbm_bytes_per_ns_available() const { return hbm_bandwidth_gbps * lnc / device_cores; }
 };
 
-HardwareConfig read_hardware(const YAML::Node& root, const std::string& file);
+HardwareConfig read_hardware(const YamlNode& root, const std::string& file);
 
 // Finds the file of a shipped hardware config by name ("trn3"), "" when there is none: how an overlay anywhere
 // reaches its base (sim/studies/config_paths.hpp provides the one the programs use).
 using ShippedHardware = std::function<std::string(const std::string& name)>;
 
 // The YAML document of a hardware file with its `base:` chain merged in (what overrides apply to).
-YAML::Node load_hardware_document(const std::string& path, const ShippedHardware& shipped = {});
+YamlNode load_hardware_document(const std::string& path, const ShippedHardware& shipped = {});
 // The same with `key.path=value` overrides applied: the resolved config that load_hardware reads.
-YAML::Node resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
-                                      const ShippedHardware& shipped = {});
+YamlNode resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
+                                    const ShippedHardware& shipped = {});
 // A file may be an overlay: `base: trn3` (a shipped name: `trn3.yaml` beside the overlay, else a file `trn3` there,
-// else `shipped(name)`) or
-// `base: path/to/base.yaml` (relative to the overlay's folder), then only the keys it changes; every overlay key
-// must exist in the base (a typo gets a did-you-mean) and the merged document is validated like any other,
-// values reported at the overlay's lines. Overrides apply after the merge.
+// else `shipped(name)`) or `base: path/to/base.yaml` (relative to the overlay's folder), then only the keys it
+// changes; every overlay key must exist in the base (a typo gets a did-you-mean) and the merged document is
+// validated like any other, values reported at the overlay's lines. A chain of more than 16 overlays is refused.
+// Overrides apply after the merge.
 HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides = {},
                              const ShippedHardware& shipped = {});
 

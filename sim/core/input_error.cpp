@@ -1,6 +1,7 @@
 #include "sim/core/input_error.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace stasim {
 namespace {
@@ -36,8 +37,9 @@ namespace {
 // Two checks reaching the same conclusion about the same place report it once.
 std::vector<std::string> unique_in_order(std::vector<std::string> problems) {
   std::vector<std::string> out;
+  std::set<std::string> seen;
   for (auto& p : problems)
-    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+    if (seen.insert(p).second) out.push_back(std::move(p));
   return out;
 }
 

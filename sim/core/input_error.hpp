@@ -31,18 +31,28 @@ class DeadlockError : public SimulationError {
   using SimulationError::SimulationError;
 };
 
-// Collects problems so that one pass reports all of them at once.
+// Collects problems so that one pass reports all of them at once. Beyond kMaxListed only a count is kept, so a
+// file with a million bad entries gets a readable report in linear time and memory.
 class Problems {
  public:
-  void add(std::string problem) { list_.push_back(std::move(problem)); }
+  static constexpr std::size_t kMaxListed = 200;
+  void add(std::string problem) {
+    if (list_.size() < kMaxListed) list_.push_back(std::move(problem));
+    else ++unlisted_;
+  }
   bool empty() const { return list_.empty(); }
+  std::size_t count() const { return list_.size() + unlisted_; }
   const std::vector<std::string>& list() const { return list_; }
   void throw_if_any() const {
-    if (!list_.empty()) throw InputError(list_);
+    if (list_.empty()) return;
+    std::vector<std::string> all = list_;
+    if (unlisted_ > 0) all.push_back("(and " + std::to_string(unlisted_) + " more problems)");
+    throw InputError(all);
   }
 
  private:
   std::vector<std::string> list_;
+  std::size_t unlisted_ = 0;
 };
 
 // The candidate closest to `word` by edit distance, or "" when none is close enough to be a plausible typo.

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "sim/core/input_error.hpp"
+#include "sim/core/memory_budget.hpp"
+
 namespace stasim {
 namespace {
 
@@ -54,6 +57,11 @@ std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::
 }
 
 OpId ScheduleGraph::add_op(Op op, std::string_view name, std::string_view prefix) {
+  // Builders stop here rather than exhausting memory on a configuration that passed every range check.
+  if (ops_.size() >= kMaxGraphOps)
+    throw InputError("the schedule graph would have more than " + std::to_string(kMaxGraphOps) +
+                     " ops (about 4 GiB), the simulator's limit (README \"Robustness\"): simulate fewer layers "
+                     "(--layers), a smaller batch or fewer experts");
   std::uint32_t q = queue_index(op.core, op.engine, op.engine == Engine::dma ? op.queue : 0);
   OpId id = static_cast<OpId>(ops_.size());
   ops_.push_back(op);

@@ -56,13 +56,13 @@ BufferLocator LoadedSchedule::buffer_locator() const {
 
 LoadedSchedule load_schedule(const std::string& path) { return read_schedule(load_yaml_file(path), path); }
 
-LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
+LoadedSchedule read_schedule(const YamlNode& root, const std::string& file) {
   LoadedSchedule out;
   out.file = file;
   Problems problems;
   ConfigReader top(root, file, "", problems);
-  YAML::Node ops = top.list("ops", true);
-  YAML::Node buffers = top.list("buffers", false);
+  YamlNode ops = top.list("ops", true);
+  YamlNode buffers = top.list("buffers", false);
   std::string description;
   top.optional("description", description);
   top.finish();
@@ -70,7 +70,7 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
 
   ScheduleGraph& g = out.graph;
   std::unordered_map<std::string, std::uint32_t> buffer_ids;
-  if (buffers.IsDefined()) {
+  if (buffers.is_defined()) {
       for (std::size_t i = 0; i < buffers.size(); ++i) {
         ConfigReader r(buffers[i], file, "buffers[" + std::to_string(i) + "]", problems);
         Buffer b;
@@ -78,6 +78,7 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
         std::uint32_t core = 0;
         r.required("name", b.name).required("bytes_per_partition", b.bytes_per_partition)
             .optional("partitions", b.partitions).optional("space", space).optional("core", core);
+        r.check(!b.name.empty(), "name", "must not be empty");
         r.positive("bytes_per_partition", b.bytes_per_partition);
         r.positive("partitions", b.partitions);
         if (space == "psum") b.space = Location::psum;
@@ -88,7 +89,7 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
         if (buffer_ids.count(b.name)) r.problem("name", "buffer '" + b.name + "' is declared twice");
         else {
           buffer_ids[b.name] = g.add_buffer(b);
-          out.buffer_lines.push_back(buffers[i].Mark().line + 1);
+          out.buffer_lines.push_back(static_cast<int>(buffers[i].line()) + 1);
         }
       }
   }
@@ -99,8 +100,8 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
   std::vector<std::string> names;
   // Accumulation groups open on each (core, bank), in the order they were opened: a release closes the oldest.
   std::map<std::pair<int, int>, std::deque<std::uint32_t>> open_groups;
-  for (std::size_t i = 0; ops.IsDefined() && i < ops.size(); ++i) {
-    YAML::Node entry = ops[i];
+  for (std::size_t i = 0; ops.is_defined() && i < ops.size(); ++i) {
+    YamlNode entry = ops[i];
     std::string label = "ops[" + std::to_string(i) + "]";
     ConfigReader r(entry, file, label, problems);
     Op op;
@@ -120,6 +121,8 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
         .optional("input_in_psum", op.input_in_psum).optional("contiguous_bytes", op.contiguous_bytes)
         .optional("dge", dge).optional("elements_per_index", elements_per_index).optional("index_bytes", index_bytes);
     r.finish();
+    // An empty name could not be named by deps or in any message (and two of them were accepted).
+    r.check(!name.empty(), "name", "must not be empty");
     if (!name.empty() && ids.count(name)) r.problem("name", "op name '" + name + "' is used twice");
     if (!engine.empty() && !parse_engine(engine, op.engine))
       r.problem("engine", "unknown engine '" + engine + "'" + suggest(engine, kEngines) +
@@ -179,14 +182,14 @@ LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file) {
       if (ids.count(gen_name)) r.problem("name", "op name '" + gen_name + "' is taken (the swdge descriptor op of '" + name + "')");
       OpId gen = g.add_descriptor_op(op, name);
       ids[gen_name] = gen;
-      out.op_lines.push_back(entry.Mark().line + 1);
+      out.op_lines.push_back(static_cast<int>(entry.line()) + 1);
       deps_of.push_back(deps);
       buffers_of.emplace_back();
       deps = {gen_name};
     }
     OpId id = g.add_op(op, name);
     ids[name] = id;
-    out.op_lines.push_back(entry.Mark().line + 1);
+    out.op_lines.push_back(static_cast<int>(entry.line()) + 1);
     deps_of.push_back(deps);
     buffers_of.push_back(used_buffers);
     if (op.psum_bank >= 0) {

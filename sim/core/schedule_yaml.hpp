@@ -8,6 +8,7 @@
 
 #include "sim/core/graph_validation.hpp"
 #include "sim/core/schedule_graph.hpp"
+#include "sim/core/yaml_node.hpp"
 
 namespace stasim {
 
@@ -21,6 +22,6 @@ struct LoadedSchedule {
 };
 
 LoadedSchedule load_schedule(const std::string& path);
-LoadedSchedule read_schedule(const YAML::Node& root, const std::string& file);
+LoadedSchedule read_schedule(const YamlNode& root, const std::string& file);
 
 }  // namespace stasim

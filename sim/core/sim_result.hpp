@@ -26,7 +26,8 @@ struct OpTiming {
 };
 
 struct EngineStats {
-  Picoseconds active_ps = 0;     // union of the engine's instruction intervals
+  Picoseconds active_ps = 0;     // union of the engine's instruction intervals (over cores: any core busy)
+  Picoseconds active_sum_ps = 0; // over cores: the sum of each physical core's active time (per core: = active_ps)
   std::uint64_t instructions = 0;
 };
 
@@ -49,7 +50,7 @@ struct RawRun {
 struct SimResult {
   Picoseconds total_ps = 0;
   std::vector<OpTiming> ops;
-  std::array<EngineStats, kEngineCount> engines{};                  // union over cores
+  std::array<EngineStats, kEngineCount> engines{};                  // over the simulated cores (a rank)
   std::vector<std::array<EngineStats, kEngineCount>> per_core;
   Picoseconds dma_active_ps = 0;                                    // at least one transfer in flight
   std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0, dma_transfers = 0;

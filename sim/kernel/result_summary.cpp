@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/isa_instructions.hpp"
+
 namespace stasim {
 
 namespace {
@@ -79,8 +81,10 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& op = graph.op(v);
     r.total_ps = std::max(r.total_ps, r.ops[v].end_ps);
-    r.per_core[op.core][static_cast<int>(op.engine)].instructions++;
-    r.engines[static_cast<int>(op.engine)].instructions++;
+    // ISA instructions, as the profiler counts them: a gather is one per instruction group (plus its widening).
+    const std::uint32_t n = isa_instructions(op, hw);
+    r.per_core[op.core][static_cast<int>(op.engine)].instructions += n;
+    r.engines[static_cast<int>(op.engine)].instructions += n;
     if (op.engine == Engine::dma) {
       r.dma_transfers++;
       if (op.src == Location::hbm) r.hbm_read_bytes += op.bytes;
@@ -91,6 +95,8 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
     Intervals all;
     for (std::uint32_t c = 0; c < hw.lnc; ++c) {
       r.per_core[c][e].active_ps = sorted_union_length(per_core[c][e]);
+      r.per_core[c][e].active_sum_ps = r.per_core[c][e].active_ps;
+      r.engines[e].active_sum_ps += r.per_core[c][e].active_ps;
       all = all.empty() ? std::move(per_core[c][e]) : merged(all, per_core[c][e]);
       Intervals().swap(per_core[c][e]);  // keep the peak memory at one copy of the intervals
     }

@@ -23,9 +23,12 @@ struct RunOp {
 };
 static_assert(sizeof(RunOp) == 16, "RunOp is read on every start and finish: keep it one quarter of a cache line");
 
-// The bytes a DMA transfer moves at the shared rate and the resources it shares (max-min fair sharing).
+// The bytes a DMA transfer moves at the shared rate, its own limits (memory/dma_cost.hpp) and the resources it
+// shares (max-min fair sharing).
 struct RunDma {
-  double effective_bytes = 0;    // after the efficiency knee; 0: the fixed phase is all of it
+  double bytes = 0;                // 0: the issue phase is all of it
+  double max_bytes_per_ps = 0;     // its DMA engines' rate
+  Picoseconds descriptor_ps = 0;   // its descriptors on its engines: the data phase takes at least this
   bool uses_hbm = false;
   bool crosses_cores = false;
 };

@@ -8,6 +8,7 @@
 #include "sim/kernel/accelerator_module.hpp"
 #include "sim/kernel/critical_path.hpp"
 #include "sim/kernel/result_summary.hpp"
+#include "sim/kernel/time_budget.hpp"
 
 namespace stasim {
 
@@ -33,9 +34,11 @@ RunGraph make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw) {
         if (o.duration_ps >= 0) {
           r.duration_ps = o.duration_ps;
         } else {
-          r.duration_ps = cost::dma_fixed_ps(o, hw);
-          d.effective_bytes = cost::dma_effective_bytes(o.bytes, o.partitions, hw.dma.knee_bytes_per_partition,
-                                                        o.contiguous_bytes);
+          const cost::DmaPlan plan = cost::plan_dma(o, hw);
+          r.duration_ps = plan.issue_ps;
+          d.bytes = static_cast<double>(o.bytes);
+          d.max_bytes_per_ps = plan.max_bytes_per_ps;
+          d.descriptor_ps = plan.descriptor_ps;
         }
         r.aux = static_cast<std::uint32_t>(run.dma.size());
         run.dma.push_back(d);
@@ -61,14 +64,14 @@ RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const Op
   return raw;
 }
 
-SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw) {
+SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw, const BufferLocator& buffer_where) {
   SimResult r;
   r.ops = std::move(raw.timings);
   r.kernel_activations = raw.kernel_activations;
   r.wall_ms = raw.wall_ms;
   r.psum_peak_banks = raw.peak_psum_banks;
   summarize_activity(graph, hw, r);
-  SbufPeak peak = sbuf_peak(graph, hw, r.ops);
+  SbufPeak peak = sbuf_peak(graph, hw, r.ops, buffer_where);
   r.sbuf_peak_bytes = peak.bytes;
   r.sbuf_peak_bytes_per_partition = peak.bytes_per_partition;
   r.sbuf_capacity_bytes = std::uint64_t(hw.sbuf.partitions) * hw.sbuf.usable_bytes_per_partition();
@@ -79,7 +82,8 @@ SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun
 SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where,
                    const BufferLocator& buffer_where) {
   validate_graph(graph, hw, where, buffer_where);
-  return summarize(graph, hw, run_kernel(graph, hw, where));
+  check_time_budget(graph, hw, where);
+  return summarize(graph, hw, run_kernel(graph, hw, where), buffer_where);
 }
 
 }  // namespace stasim

@@ -21,6 +21,7 @@ RunGraph make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw);
 // DeadlockError, naming ops by `where`, when the run ends with ops not executed.
 RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
 // Turns the kernel's timings into the full result (activity, SBUF/PSUM peaks, critical path).
-SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw);
+SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun raw,
+                    const BufferLocator& buffer_where = {});
 
 }  // namespace stasim

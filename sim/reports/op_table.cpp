@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "sim/core/isa_instructions.hpp"
 #include "sim/reports/op_facts.hpp"
 
 namespace stasim {
@@ -27,7 +28,7 @@ std::string ns(Picoseconds ps) { return number(ns_from_ps(ps), "%.3f"); }
 
 }  // namespace
 
-std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result) {
+std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result, const HardwareConfig& hw) {
   std::string out =
       "op,core,queue,engine,layer,expert,phase,kind,start_ns,end_ns,duration_ns,bound_by,critical,dtype,shape,"
       "bytes,src,dst,dge,bytes_per_partition,achieved_gbps,instructions\n";
@@ -44,7 +45,7 @@ std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result) {
            cell(f.bound_by) + ',' + (critical[v] ? "1" : "0") + ',' + dtype_name(op.dtype) + ',' + f.shape + ',' +
            (dma ? std::to_string(f.bytes) : "") + ',' + f.src + ',' + f.dst + ',' + f.dge + ',' +
            (dma ? number(f.bytes_per_partition, "%.6g") : "") + ',' + (dma ? number(f.achieved_gbps, "%.3f") : "") +
-           ",1\n";
+           ',' + std::to_string(isa_instructions(op, hw)) + '\n';
   }
   return out;
 }

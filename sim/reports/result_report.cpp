@@ -1,10 +1,9 @@
 #include "sim/reports/result_report.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
-#include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 
 namespace stasim {
 namespace {
@@ -123,9 +122,7 @@ void write_json_file(const std::string& path, const nlohmann::json& doc) {
     std::cout << doc.dump(2) << '\n';
     return;
   }
-  std::ofstream f(path);
-  if (!f) throw InputError(path + ": cannot write the file");
-  f << doc.dump(2) << '\n';
+  write_output_file(path, doc.dump(2) + "\n", "the JSON file");
 }
 
 void write_text_file(const std::string& path, const std::string& bytes, const std::string& what) {
@@ -133,11 +130,7 @@ void write_text_file(const std::string& path, const std::string& bytes, const st
     std::cout << bytes;
     return;
   }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw InputError(path + ": cannot write the " + what + " file");
-  f << bytes;
-  f.close();
-  if (!f) throw InputError(path + ": cannot write the " + what + " file");
+  write_output_file(path, bytes, "the " + what + " file");
 }
 
 }  // namespace stasim

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/reports/dot_writer.hpp"
 #include "sim/reports/op_table.hpp"
 #include "sim/reports/result_report.hpp"
@@ -68,17 +69,18 @@ std::string gzip_bytes(const std::string& text) {
 void write_trace_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
                       const HardwareConfig& hw, const TraceOptions& options) {
   std::string text = trace_json(graph, result, hw, options).dump() + '\n';
-  write_text_file(path, ends_with(path, ".gz") ? gzip_bytes(text) : text, "trace");
+  write_output_file(path, ends_with(path, ".gz") ? gzip_bytes(text) : text, "the trace file");
 }
 
 void write_dot_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result) {
-  std::ostringstream out;
-  write_dot(out, graph, result);
-  write_text_file(path, out.str(), "graph");
+  std::ostringstream text;
+  write_dot(text, graph, result);
+  write_output_file(path, text.str(), "the graph file");
 }
 
-void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result) {
-  write_text_file(path, op_table_csv(graph, result), "op table");
+void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
+                    const HardwareConfig& hw) {
+  write_output_file(path, op_table_csv(graph, result, hw), "the op table file");
 }
 
 }  // namespace stasim

@@ -19,12 +19,13 @@ std::string path_with_tag(const std::string& path, const std::string& tag);
 // and the text unless 0 <= A <= B < layers.
 void parse_trace_layers(const std::string& text, int layers, TraceOptions& options);
 
-// All throw InputError when the file cannot be written. A trace whose name ends in ".gz" is written gzip
-// compressed (ui.perfetto.dev and chrome://tracing open it as it is).
+// All throw InputError naming the path and the OS error when the file cannot be written. A trace whose name ends
+// in ".gz" is written gzip compressed (ui.perfetto.dev and chrome://tracing open it as it is).
 void write_trace_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
                       const HardwareConfig& hw, const TraceOptions& options);
 void write_dot_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result);
-void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result);
+void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
+                    const HardwareConfig& hw);
 
 // gzip-compressed bytes of `text` (zlib, gzip framing, no file name or time in the header: the same text gives
 // the same bytes).

@@ -1,5 +1,6 @@
 #include "sim/studies/calibration_fit.hpp"
 
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -22,9 +23,10 @@ const std::vector<CalibrationParameter>& calibration_parameters() {
       {"dma.fixed_ns", {"core.dma.fixed_ns"}, 400, 2000, false, false,
        "HF §4: ~1300 ns per transfer, 'cross-engine' (A6); v3 HWDGE instruction ~600 ns (A2, A7); "
        "from below the HWDGE cost to 1.5x the documented figure"},
-      {"dma.knee_bytes_per_partition", {"core.dma.knee_bytes_per_partition"}, 256, 8192, true, true,
-       "HF §4 (A6): <256 B per partition severely overhead-bound, >=2 KiB near peak, >=4 KiB saturates; "
-       "Trn1 guidance >32 KiB per transfer (A8)"},
+      {"dma.descriptor_ns", {"core.dma.descriptor_ns"}, 8, 250, true, false,
+       "HF §4/§6.4: the DMA time per descriptor is undocumented; A6: <256 B per partition is severely "
+       "overhead-bound, >=2 KiB near peak, >=4 KiB saturates, i.e. a descriptor costs about what 256 B to 4 KiB "
+       "take on one 33 B/ns engine (8 to 124 ns); up to 2x that for the packet-rate bottleneck A6 describes"},
       {"tensor.min_issue_cycles", {"core.engines.tensor.min_issue_cycles"}, 32, 128, false, true,
        "HF §4: MM_INIT_LATENCY 64 cycles on v2 (A1, A8); fast LoadStationary 32; a matrix-vector with the "
        "vector stationary issues every ~128 cycles (A8)"},
@@ -36,9 +38,10 @@ const std::vector<CalibrationParameter>& calibration_parameters() {
        "chain issued every 264 cycles (A8); one value for the three engines that share the cost model"},
       {"gpsimd.start_cycles", {"core.engines.gpsimd.start_cycles"}, 75, 600, true, true,
        "HF §4: GPSIMD_START ~150 cycles on v2 (A10); v4 undocumented (HF §6.6): half to 4x"},
-      {"gpsimd.gather_elements_per_cycle", {"core.engines.gpsimd.gather_elements_per_cycle"}, 4, 64, true, false,
-       "HF §2/§6.6: 8 cores x 512-bit SIMD (16 FP32 lanes each) is 128 elements/cycle at most; local_gather "
-       "costs several cycles per index (A10); gather rate undocumented"},
+      {"gpsimd.gather_index_cycles", {"core.engines.gpsimd.gather_index_cycles"}, 0.25, 8, true, false,
+       "HF §3/§6.6: nc_n_gather's per-index cost is undocumented; local_gather's is 28/t = 7 cycles per index "
+       "(A10), the upper end; a lane cannot take much less than a quarter cycle per index next to its one cycle "
+       "per 32-bit word (HF §2: 512 bit/cycle per GpSimd core)"},
       {"link.latency_ns", {"core.link.latency_ns"}, 100, 2000, true, true,
        "HF §6.9: LNC=2 cross-core (sendrecv, SBUF-to-SBUF) latency unpublished; between an on-chip semaphore hop "
        "and the ~1.3 us fixed cost of a DMA transfer (the path is a DMA)"},
@@ -78,14 +81,19 @@ std::string number(double v) {
   return text;
 }
 
-double base_value(const YAML::Node& root, const std::string& key, const std::string& file) {
-  YAML::Node node = YAML::Clone(root);
+double base_value(const YamlNode& root, const std::string& key, const std::string& file) {
+  YamlNode node = root;
   std::stringstream ss(key);
   for (std::string part; std::getline(ss, part, '.');) {
-    if (!node.IsMap() || !node[part]) throw InputError(file + ": no key '" + key + "' to calibrate");
+    if (!node.is_map() || !node[part]) throw InputError(file + ": no key '" + key + "' to calibrate");
     node = node[part];
   }
-  return node.as<double>();
+  // The document passed load_hardware, so the value is a number; anything else is still reported, not thrown.
+  char* end = nullptr;
+  const std::string text = node.scalar();
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') throw InputError(mark_of(node, file) + ": " + key + ": expected a number");
+  return value;
 }
 
 }  // namespace
@@ -115,7 +123,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
   const auto& params = calibration_parameters();
   const std::string base_path = resolve_hw(options.base_hw);
   load_hardware(base_path, {}, shipped_hw_path);  // the base must be valid before any search
-  YAML::Node base_root = load_yaml_file(base_path);
+  YamlNode base_root = load_hardware_document(base_path, shipped_hw_path);
   FitResult fit;
   fit.runs = ref.runs();
   std::vector<double> u(params.size());

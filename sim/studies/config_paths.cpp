@@ -44,9 +44,11 @@ std::string data_dir() {
 }
 
 std::string resolve_config_path(const std::string& path) {
-  if (fs::exists(path)) return path;
+  // error_code forms: a path the file system cannot resolve (a symlink loop) is the loader's to report.
+  std::error_code error;
+  if (fs::exists(path, error) || fs::is_symlink(path, error)) return path;
   fs::path in_data = fs::path(data_dir()) / path;
-  if (fs::path(path).is_relative() && fs::exists(in_data)) return in_data.string();
+  if (fs::path(path).is_relative() && fs::exists(in_data, error)) return in_data.string();
   return path;  // let the loader report the missing file under the name the user gave
 }
 
@@ -79,7 +81,7 @@ HardwareConfig load_hardware_config(const std::string& name, const std::vector<s
   return load_hardware(resolve_hw(name), overrides, shipped_hw_path);
 }
 
-YAML::Node hardware_config_document(const std::string& name, const std::vector<std::string>& overrides) {
+YamlNode hardware_config_document(const std::string& name, const std::vector<std::string>& overrides) {
   return resolved_hardware_document(resolve_hw(name), overrides, shipped_hw_path);
 }
 

@@ -31,6 +31,6 @@ std::string overlay_base_reference(const std::string& base_path, const std::stri
 
 // Hardware by name or path with `key.path=value` overrides, overlays reaching shipped bases by name.
 HardwareConfig load_hardware_config(const std::string& name, const std::vector<std::string>& overrides = {});
-YAML::Node hardware_config_document(const std::string& name, const std::vector<std::string>& overrides = {});
+YamlNode hardware_config_document(const std::string& name, const std::vector<std::string>& overrides = {});
 
 }  // namespace stasim

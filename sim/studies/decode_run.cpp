@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <ostream>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/memory_budget.hpp"
 #include "sim/kernel/simulate.hpp"
 #include "sim/studies/config_paths.hpp"
 
@@ -17,6 +19,61 @@ double us(Picoseconds ps) { return static_cast<double>(ps) / 1e6; }
 
 // Rounds to the nanosecond for stable JSON (times are exact picoseconds underneath).
 double us3(Picoseconds ps) { return static_cast<double>((ps + 500) / 1000) / 1000.0; }
+
+// A model at its documented bounds (1024 layers, 4096 experts, batch 64) passes every range check and still
+// makes a graph of hundreds of millions of ops. One layer is built first and the whole step estimated from it
+// (the first layer times the layer count), so such a step is refused before its graph exists; ScheduleGraph
+// stops any builder at kMaxGraphOps anyway.
+void check_graph_size(const DecodeRun& run, const DownSchedule& down, const Dataflow& dataflow) {
+  const std::int64_t layers = run.options.layers > 0 ? run.options.layers : run.model.layers;
+  if (layers <= 1) return;
+  DataflowOptions probe = run.options;
+  probe.layers = 1;
+  probe.down = down;
+  std::size_t one_layer = 0;
+  try {
+    one_layer = build_decode_step(run.model, run.deployment, run.representation, run.hw, probe, dataflow.routed).graph.size();
+  } catch (const InputError&) {
+    return;  // the real build reports it (or, with `auto`, another schedule may fit)
+  }
+  const double estimate = static_cast<double>(one_layer) * static_cast<double>(layers);
+  if (estimate > static_cast<double>(kMaxGraphOps))
+    throw InputError(run.model.source_file + ": " + std::to_string(layers) + " layers of " + run.model.name + " x " +
+                     std::to_string(one_layer) + " ops for the first = about " +
+                     std::to_string(static_cast<long long>(estimate)) + " ops, beyond the simulator's " +
+                     std::to_string(kMaxGraphOps) + " (README \"Robustness\"): simulate fewer layers with --layers N");
+}
+
+// A built graph that fails validation because of a hardware value (every matmul beyond a max_moving_free of 1)
+// gives one problem per op; the user changed one key, so the report is one line per hardware key: the key, the
+// file it came from, the first op it breaks and how many more.
+InputError per_hardware_key(const InputError& e, const DecodeRun& run) {
+  std::map<std::string, std::pair<std::string, std::size_t>> by_key;  // key -> (first problem, count)
+  std::vector<std::string> order, others;
+  const std::string tag = std::string(" (") + kHardwareKeyTag;
+  for (const std::string& p : e.problems()) {
+    std::size_t at = p.rfind(tag);
+    if (at == std::string::npos || p.back() != ')') {
+      others.push_back(p);
+      continue;
+    }
+    std::string key = p.substr(at + tag.size(), p.size() - 1 - at - tag.size());
+    auto [it, fresh] = by_key.emplace(key, std::make_pair(p.substr(0, at), 0));
+    if (fresh) order.push_back(key);
+    ++it->second.second;
+  }
+  if (order.empty()) return e;
+  std::vector<std::string> out;
+  for (const std::string& key : order) {
+    const auto& [first, count] = by_key[key];
+    out.push_back(run.hw.file + ": " + key + ": the value makes the " + run.dataflow + " dataflow's ops invalid: " +
+                  first + (count > 1 ? " (and " + std::to_string(count - 1) + " more ops)" : ""));
+  }
+  // "(and N more problems)" of a capped list is about the ops already summarized.
+  for (const std::string& p : others)
+    if (p.rfind("(and ", 0) != 0) out.push_back(p);
+  return InputError(out);
+}
 
 }  // namespace
 
@@ -42,12 +99,15 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
                        std::to_string(run.hw.device_cores) + " cores");
     run.hw.lnc = static_cast<std::uint32_t>(*req.lnc);
   } else if (run.deployment.lnc != run.hw.lnc) {
-    throw InputError(run.model.source_file + ": deployment.lnc = " + std::to_string(run.deployment.lnc) + " but " +
+    throw InputError(deployment_place(run.model, run.deployment, "deployment.lnc") + "deployment.lnc = " +
+                     std::to_string(run.deployment.lnc) + " but " +
                      run.hw.file + " has lnc = " + std::to_string(run.hw.lnc) + "; pass --lnc to choose one");
   }
   if (run.deployment.batch < 1 || run.deployment.batch > kMaxBatch)
-    throw InputError("--batch " + std::to_string(run.deployment.batch) + ": must be between 1 and " +
-                     std::to_string(kMaxBatch) + " tokens per step");
+    throw InputError((req.batch ? "--batch " + std::to_string(run.deployment.batch)
+                                : deployment_place(run.model, run.deployment, "deployment.batch") + "deployment.batch " +
+                                      std::to_string(run.deployment.batch)) +
+                     ": must be between 1 and " + std::to_string(kMaxBatch) + " tokens per step");
   validate_deployment(run.model, run.deployment);
   run.representation = dataflow.representation(req.d, req.r, req.K);
   run.representation.validate(run.model, run.deployment);
@@ -93,6 +153,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
                        "': expected auto, weight-sbuf, weight-psum, activation-sbuf or activation-psum");
     candidates.push_back(s);
   }
+  check_graph_size(run, candidates.front(), dataflow);
   bool have = false;
   std::string first_problem;
   for (const DownSchedule& s : candidates) {
@@ -103,9 +164,10 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     try {
       decode = build_decode_step(run.model, run.deployment, run.representation, run.hw, options, dataflow.routed);
       result = simulate(decode.graph, run.hw);
-    } catch (const InputError& e) {
+    } catch (const InputError& raw) {
+      const InputError e = per_hardware_key(raw, run);
       // `auto` keeps the schedules that fit this model and hardware; an explicit choice must fit.
-      if (!run.down_auto) throw;
+      if (!run.down_auto) throw e;
       if (first_problem.empty()) first_problem = e.what();
       run.down_candidates_us.emplace_back(s.name(), -1.0);
       continue;
@@ -155,14 +217,26 @@ nlohmann::json decode_json(const DecodeRun& run) {
   doc["us_per_token"] = us3(r.total_ps / std::max<std::int64_t>(run.deployment.batch, 1));
   doc["tokens_per_s"] = r.total_ps > 0 ? run.deployment.batch * 1e12 / static_cast<double>(r.total_ps) : 0.0;
   doc["moe_block_us"] = std::round(moe_block_us(run) * 1000.0) / 1000.0;
+  // Engine active per rank as the study's profile reports it: the sum over the rank's physical cores (README
+  // "Engine active time"); the union (any core busy) and each core's figure beside it.
+  auto per_core = [&](int e) {
+    json cores = json::array();
+    for (const auto& c : r.per_core) cores.push_back(us3(c[e].active_ps));
+    return cores;
+  };
   json engines = json::object();
   for (int e = 0; e < kEngineCount; ++e)
     if (static_cast<Engine>(e) != Engine::dma)
-      engines[engine_name(static_cast<Engine>(e))] = {{"active_us", us3(r.engines[e].active_ps)},
+      engines[engine_name(static_cast<Engine>(e))] = {{"active_us", us3(r.engines[e].active_sum_ps)},
+                                                      {"active_us_sum", us3(r.engines[e].active_sum_ps)},
+                                                      {"active_us_union", us3(r.engines[e].active_ps)},
+                                                      {"active_us_per_core", per_core(e)},
                                                       {"instructions", r.engines[e].instructions}};
   doc["engines"] = engines;
-  doc["dma"] = {{"active_us", us3(r.dma_active_ps)}, {"hbm_read_bytes", r.hbm_read_bytes},
-                {"hbm_write_bytes", r.hbm_write_bytes}, {"transfers", r.dma_transfers}};
+  // DMA active keeps the profiler's meaning: at least one transfer of the rank in flight (the union).
+  doc["dma"] = {{"active_us", us3(r.dma_active_ps)}, {"active_us_per_core", per_core(int(Engine::dma))},
+                {"hbm_read_bytes", r.hbm_read_bytes}, {"hbm_write_bytes", r.hbm_write_bytes},
+                {"transfers", r.dma_transfers}};
   json by_engine = json::object(), by_phase = json::object();
   for (int e = 0; e < kEngineCount; ++e)
     by_engine[engine_name(static_cast<Engine>(e))] = us3(r.critical_path.by_engine_ps[e]);
@@ -218,7 +292,8 @@ void print_decode(std::ostream& out, const DecodeRun& run) {
   out << line;
   for (int e = 0; e < kEngineCount; ++e) {
     std::snprintf(line, sizeof line, "%-10s %12.3f %7.1f %13llu %12.3f\n", engine_name(static_cast<Engine>(e)),
-                  us(r.engines[e].active_ps), r.total_ps ? 100.0 * r.engines[e].active_ps / r.total_ps : 0.0,
+                  us(e == int(Engine::dma) ? r.dma_active_ps : r.engines[e].active_sum_ps),
+                  r.total_ps ? 100.0 * r.engines[e].active_ps / r.total_ps : 0.0,
                   static_cast<unsigned long long>(r.engines[e].instructions), us(r.critical_path.by_engine_ps[e]));
     out << line;
   }
@@ -281,7 +356,8 @@ void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs) {
     std::snprintf(line, sizeof line, "%-10s", run.dataflow.c_str());
     out << line;
     for (int e = 0; e < kEngineCount; ++e) {
-      std::snprintf(line, sizeof line, " %10.3f/%10.3f", us(r.critical_path.by_engine_ps[e]), us(r.engines[e].active_ps));
+      std::snprintf(line, sizeof line, " %10.3f/%10.3f", us(r.critical_path.by_engine_ps[e]),
+                    us(e == int(Engine::dma) ? r.dma_active_ps : r.engines[e].active_sum_ps));
       out << line;
     }
     std::snprintf(line, sizeof line, " %9.3f %12llu %10u\n", us(r.critical_path.wait_ps),

@@ -117,7 +117,7 @@ class EntryReader {
     if (t.has("dataflow") && !run.dataflow.empty() && !known)
       t.problem("dataflow", "no dataflow '" + run.dataflow + "'" + did_you_mean(run.dataflow, dataflows_));
     if (t.has("representation")) {
-      if (t.node()["representation"].IsScalar()) {
+      if (t.node()["representation"].is_scalar()) {
         std::string name;
         t.optional("representation", name);
         auto r = representations.find(name);
@@ -265,7 +265,7 @@ std::vector<std::string> ReferenceData::users_of(const ReferenceRun& run) const 
 
 ReferenceData load_reference(const std::string& path, const DataflowRegistry& registry) {
   namespace fs = std::filesystem;
-  YAML::Node root = load_yaml_file(path);
+  YamlNode root = load_yaml_file(path);
   Problems problems;
   ReferenceData ref;
   ref.file = path;
@@ -273,9 +273,10 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
   top.required("source", ref.source).required("hardware", ref.hardware).required("model", ref.model);
   top.optional("K", ref.K);
   top.positive("K", ref.K);
-  if (top.has("model") && !fs::exists(resolve_model(ref.model)))
+  std::error_code error;
+  if (top.has("model") && !fs::exists(resolve_model(ref.model), error))
     top.problem("model", "no model '" + ref.model + "' (configs/models/" + ref.model + ".yaml)");
-  if (top.has("hardware") && !fs::exists(resolve_hw(ref.hardware)))
+  if (top.has("hardware") && !fs::exists(resolve_hw(ref.hardware), error))
     top.problem("hardware", "no hardware '" + ref.hardware + "' (configs/hw/" + ref.hardware + ".yaml)");
   ConfigReader deployment = top.section("deployment");
   deployment.required("tp", ref.tp).required("lnc", ref.lnc).required("batch", ref.batch);
@@ -286,9 +287,9 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
 
   EntryReader entries(registry);
   ConfigReader variant_section = top.section("variants");
-  if (variant_section.node().IsMap()) {
+  if (variant_section.node().is_map()) {
     for (const auto& kv : variant_section.node()) {
-      std::string name = kv.first.as<std::string>();
+      std::string name = kv.first.scalar();
       ConfigReader v = variant_section.section(name);
       Variant var;
       v.required("reuse_shared_projections", var.reuse).required("batch_gathers", var.batch_gathers);
@@ -298,9 +299,9 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
   }
   variant_section.finish();
   ConfigReader rep_section = top.section("representations", false);
-  if (rep_section.node().IsMap()) {
+  if (rep_section.node().is_map()) {
     for (const auto& kv : rep_section.node()) {
-      std::string name = kv.first.as<std::string>();
+      std::string name = kv.first.scalar();
       ConfigReader v = rep_section.section(name);
       NamedRepresentation rep;
       v.required("d", rep.d).required("r", rep.r);
@@ -321,7 +322,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
     std::string where;
   };
   std::vector<PendingTargets> pending;
-  YAML::Node list = top.list("targets");
+  YamlNode list = top.list("targets");
   for (std::size_t i = 0; list && i < list.size(); ++i) {
     ConfigReader t(list[i], path, "targets[" + std::to_string(i) + "]", problems);
     std::string id;
@@ -334,7 +335,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
       entries.read_run(t, base, false);
       std::vector<ConfigReader> check_maps;
       if (t.has("check")) check_maps.push_back(t.section("check"));
-      YAML::Node check_list = t.list("checks", false);
+      YamlNode check_list = t.list("checks", false);
       for (std::size_t k = 0; check_list && k < check_list.size(); ++k)
         check_maps.emplace_back(check_list[k], path, t.key_path("checks") + "[" + std::to_string(k) + "]", problems);
       t.check(!(t.has("check") && t.has("checks")), "checks", "give either check or checks, not both");
@@ -399,7 +400,7 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
     if (t.has("values")) {
       ConfigReader values = t.section("values");
       for (const auto& kv : values.node()) {
-        std::string name = kv.first.as<std::string>();
+        std::string name = kv.first.scalar();
         ReferenceTarget per = target;
         per.id = id + "[" + name + "]";
         values.required(name, per.value);

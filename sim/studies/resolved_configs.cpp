@@ -1,5 +1,9 @@
 #include "sim/studies/resolved_configs.hpp"
 
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -12,31 +16,44 @@
 namespace stasim {
 namespace {
 
-// Values from --set carry a private tag (config_reader.cpp, so messages can say "from --set"); the resolved config
-// shows them as plain values, the way the same value written in the file would appear.
-void untag_overrides(YAML::Node node) {
-  if (node.Tag() == "!stasim-set") node.SetTag("?");
-  if (node.IsSequence())
-    for (YAML::Node item : node) untag_overrides(item);
-  if (node.IsMap())
-    for (auto kv : node) {
-      YAML::Node key = kv.first;
-      untag_overrides(key);
-      untag_overrides(kv.second);
+// The document as yaml-cpp nodes, for its emitter. Values from --set are plain values here, the way the same
+// value written in the file would appear.
+YAML::Node to_yaml_cpp(const YamlNode& node) {
+  switch (node.type()) {
+    case YamlNode::Type::scalar:
+      return YAML::Node(node.scalar());
+    case YamlNode::Type::sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (YamlNode item : node) out.push_back(to_yaml_cpp(item));
+      if (node.size() == 0) out.SetStyle(YAML::EmitterStyle::Flow);  // "[]", as a parsed empty list emits
+      return out;
     }
+    case YamlNode::Type::map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (std::size_t i = 0; i < node.size(); ++i) {
+        const YamlNode::Entry e = node.entry(i);
+        out.force_insert(to_yaml_cpp(e.first), to_yaml_cpp(e.second));
+      }
+      if (node.size() == 0) out.SetStyle(YAML::EmitterStyle::Flow);  // "{}"
+      return out;
+    }
+    default:
+      return YAML::Node(YAML::NodeType::Null);
+  }
 }
 
 std::string emit(const YAML::Node& node) {
-  YAML::Node plain = YAML::Clone(node);
-  untag_overrides(plain);
   YAML::Emitter out;
-  out << plain;
+  out << node;
   return std::string(out.c_str()) + "\n";
 }
 
-std::string file_sha256(const std::string& path) {
+std::string emit(const YamlNode& node) { return emit(to_yaml_cpp(node)); }
+
+// The loaders' wording, so a file that cannot be read fails the same way before and after provenance is taken.
+std::string file_sha256(const std::string& path, const std::string& role) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read the file to record its SHA-256");
+  if (!in) throw InputError(path + ": cannot open the " + role + " file (" + std::strerror(errno) + ")");
   std::stringstream bytes;
   bytes << in.rdbuf();
   return sha256_hex(bytes.str());
@@ -63,7 +80,7 @@ ResolvedConfig resolved_hardware(const std::string& name, const std::vector<std:
 
 ResolvedConfig resolved_model(const std::string& name, const std::vector<std::string>& sets) {
   const std::string path = resolve_model(name);
-  YAML::Node root = load_yaml_file(path);
+  YamlNode root = load_yaml_file(path);
   apply_overrides(root, split_sets(sets).second, path);
   return {name, emit(root)};
 }
@@ -80,7 +97,7 @@ nlohmann::json configs_json(const ResolvedConfigs& configs) {
   }
   if (!configs.files.empty()) {
     nlohmann::json files = nlohmann::json::object();
-    for (const InputFile& f : configs.files) files[f.role] = {{"name", f.given}, {"sha256", file_sha256(f.path)}};
+    for (const InputFile& f : configs.files) files[f.role] = {{"name", f.given}, {"sha256", file_sha256(f.path, f.role)}};
     doc["files"] = files;
   }
   return doc;

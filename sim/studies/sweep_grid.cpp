@@ -28,36 +28,40 @@ bool parse_int(const std::string& text, std::int64_t& out) {
   return used == text.size();
 }
 
-std::string scalar(const YAML::Node& node, const std::string& where) {
-  if (!node.IsScalar()) throw InputError(where + ": expected a single value, got a list or mapping");
-  return node.Scalar();
+std::string describe(const YamlNode& node) {
+  return node.is_null() ? "nothing" : node.is_sequence() ? "a list" : node.is_map() ? "a mapping" : "'" + node.scalar() + "'";
+}
+
+std::string scalar(const YamlNode& node, const std::string& where) {
+  if (!node.is_scalar()) throw InputError(where + ": expected a single value, got " + describe(node));
+  return node.scalar();
 }
 
 // `meaning` says what the number is, for the message when it is negative.
-std::int64_t non_negative_int(const YAML::Node& node, const std::string& where, const std::string& meaning) {
+std::int64_t non_negative_int(const YamlNode& node, const std::string& where, const std::string& meaning) {
   std::int64_t value = 0;
-  if (!node.IsScalar() || !parse_int(node.Scalar(), value))
-    throw InputError(where + ": expected an integer, got " + (node.IsScalar() ? "'" + node.Scalar() + "'" : "a list or mapping"));
+  if (!node.is_scalar() || !parse_int(node.scalar(), value))
+    throw InputError(where + ": expected an integer, got " + describe(node));
   if (value < 0) throw InputError(where + ": must not be negative (" + meaning + ")");
   return value;
 }
 
-std::vector<std::string> string_list(const YAML::Node& node, const std::string& where) {
+std::vector<std::string> string_list(const YamlNode& node, const std::string& where) {
   std::vector<std::string> out;
-  if (node.IsScalar()) {
-    for (const std::string& s : split(node.as<std::string>(), ','))
+  if (node.is_scalar()) {
+    for (const std::string& s : split(node.scalar(), ','))
       if (!s.empty()) out.push_back(s);
-  } else if (node.IsSequence()) {
+  } else if (node.is_sequence()) {
     for (const auto& item : node) out.push_back(scalar(item, where));
   } else {
-    throw InputError(where + ": expected a list or a comma-separated string");
+    throw InputError(where + ": expected a list or a comma-separated string, got " + describe(node));
   }
   if (out.empty()) throw InputError(where + ": the list is empty");
   return out;
 }
 
-std::vector<std::int64_t> int_list(const YAML::Node& node, const std::string& where) {
-  if (node.IsScalar()) return parse_int_list(node.as<std::string>(), where);
+std::vector<std::int64_t> int_list(const YamlNode& node, const std::string& where) {
+  if (node.is_scalar()) return parse_int_list(node.scalar(), where);
   std::vector<std::int64_t> out;
   for (const std::string& s : string_list(node, where)) {
     std::vector<std::int64_t> part = parse_int_list(s, where);
@@ -106,17 +110,18 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& t
 }
 
 SweepSpec load_sweep(const std::string& path) {
-  YAML::Node root = load_yaml_file(path);
-  if (!root.IsMap()) throw InputError(path + ": a sweep is a mapping (models, dataflows, d, r, K, ...)");
+  YamlNode root = load_yaml_file(path);
+  if (!root.is_map()) throw InputError(path + ": a sweep is a mapping (models, dataflows, d, r, K, ...)");
   static const std::vector<std::string> known = {"models", "dataflows", "hw", "batch", "d", "r",
                                                  "K", "vary", "layers", "down_schedule",
                                                  "weights", "weights_layer"};
   SweepSpec spec;
   for (const auto& entry : root) {
-    std::string key = entry.first.as<std::string>();
-    std::string where = mark_of(entry.second, path) + ": " + key;
-    const YAML::Node& v = entry.second;
-    try {
+    std::string key = entry.first.scalar();
+    // The value's position, or the key's for an empty value (which has none of its own).
+    std::string where = mark_of(entry.second.is_null() ? entry.first : entry.second, path) + ": " + key;
+    const YamlNode& v = entry.second;
+    {
       if (key == "models") spec.models = string_list(v, where);
       else if (key == "dataflows") spec.dataflows = string_list(v, where);
       else if (key == "hw") spec.hw = scalar(v, where);
@@ -129,18 +134,16 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "weights") spec.weights = scalar(v, where);
       else if (key == "weights_layer") spec.weights_layer = non_negative_int(v, where, "a layer index");
       else if (key == "vary") {
-        if (!v.IsMap()) throw InputError(where + ": expected a mapping of config key -> values");
+        if (!v.is_map()) throw InputError(where + ": expected a mapping of config key -> values");
         for (const auto& kv : v)
-          spec.vary.emplace_back(kv.first.as<std::string>(),
-                                 string_list(kv.second, mark_of(kv.second, path) + ": vary." + kv.first.as<std::string>()));
+          spec.vary.emplace_back(kv.first.scalar(),
+                                 string_list(kv.second, mark_of(kv.second.is_null() ? kv.first : kv.second, path) + ": vary." + kv.first.scalar()));
       } else {
         std::string message = mark_of(entry.first, path) + ": " + key + ": unknown key";
         std::string near = nearest_match(key, known);
         if (!near.empty()) message += " (did you mean '" + near + "'?)";
         throw InputError(message);
       }
-    } catch (const YAML::Exception& e) {
-      throw InputError(where + ": " + e.msg);
     }
   }
   return spec;

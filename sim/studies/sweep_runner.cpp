@@ -73,7 +73,7 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
       if (r.critical_path.by_engine_ps[e] > r.critical_path.by_engine_ps[top]) top = e;
     row["critical_engine"] = engine_name(static_cast<Engine>(top));
     for (Engine e : {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd, Engine::collective})
-      row[std::string(engine_name(e)) + "_active_us"] = us(r.engines[static_cast<int>(e)].active_ps);
+      row[std::string(engine_name(e)) + "_active_us"] = us(r.engines[static_cast<int>(e)].active_sum_ps);
     row["dma_active_us"] = us(r.dma_active_ps);
     row["hbm_read_bytes"] = r.hbm_read_bytes;
     row["hbm_write_bytes"] = r.hbm_write_bytes;

@@ -1,7 +1,9 @@
 #include "sim/studies/sweep_table.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +11,8 @@
 #include <set>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
+#include "sim/core/output_file.hpp"
 
 namespace stasim {
 namespace {
@@ -118,10 +122,59 @@ std::string row_line(const SweepRow& row, bool jsonl) {
   return out;
 }
 
-std::vector<SweepRow> read_sweep_rows(const std::string& path) {
-  std::vector<SweepRow> rows;
-  std::ifstream in(path);
-  if (!in) return rows;
+namespace {
+
+const Column* find_column(const std::string& name) {
+  auto known = std::find_if(columns().begin(), columns().end(), [&](const Column& c) { return name == c.name; });
+  return known == columns().end() ? nullptr : &*known;
+}
+
+// What finalize(), --resume and merge rely on: a point index, a key, a known status, and for an ok row its two
+// figures. A row that lacks them is a corrupt or foreign file, reported at its line rather than thrown later as
+// a JSON type error.
+void check_row(const SweepRow& row, const std::string& where) {
+  auto text = [&](const char* name) { return row.contains(name) && row[name].is_string(); };
+  auto number = [&](const char* name) { return row.contains(name) && row[name].is_number(); };
+  if (!row.contains("point") || !row["point"].is_number_unsigned())
+    throw InputError(where + ": column point: expected a point index (a non-negative integer)");
+  if (!text("key") || row["key"].get<std::string>().empty())
+    throw InputError(where + ": column key: expected the point's key");
+  const std::string status = text("status") ? row["status"].get<std::string>() : "";
+  if (status != "ok" && status != "invalid" && status != "error")
+    throw InputError(where + ": column status: expected ok, invalid or error");
+  if (status == "ok")
+    for (const char* name : {"tpot_us", "bits_per_weight"})
+      if (!number(name)) throw InputError(where + ": column " + std::string(name) + ": expected a number in an ok row");
+}
+
+// One JSON line as a row: an object whose keys are columns with values of the column's type.
+SweepRow json_row(const std::string& line, const std::string& where) {
+  nlohmann::json doc = nlohmann::json::parse(line);  // a parse error is handled by the caller
+  if (!doc.is_object()) throw InputError(where + ": expected a JSON object (one sweep row), got " + doc.type_name());
+  SweepRow row = nlohmann::json::object();
+  for (const Column& c : columns()) row[c.name] = nullptr;
+  for (const auto& item : doc.items()) {
+    const Column* c = find_column(item.key());
+    if (!c) throw InputError(where + ": not a stasim sweep row (unexpected key '" + item.key() + "')");
+    const nlohmann::json& v = item.value();
+    bool ok = v.is_null() || (c->type == Cell::text ? v.is_string() : v.is_number());
+    if (!ok)
+      throw InputError(where + ": column " + c->name + ": expected " + (c->type == Cell::text ? "a string" : "a number") +
+                       ", got " + v.type_name() + " " + v.dump());
+    row[c->name] = v;
+  }
+  return row;
+}
+
+}  // namespace
+
+SweepTable read_sweep_table(const std::string& path) {
+  SweepTable table;
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing) && !std::filesystem::is_symlink(path, missing)) return table;
+  regular_file_size(path, "a sweep output");  // a directory, FIFO or device is refused before reading
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open the sweep output (" + std::strerror(errno) + ")");
   bool jsonl = is_jsonl_path(path);
   std::string line;
   int number = 0;
@@ -129,36 +182,57 @@ std::vector<SweepRow> read_sweep_rows(const std::string& path) {
   std::vector<const Column*> header_columns;
   while (std::getline(in, line)) {
     ++number;
+    // A killed sweep can leave its last line cut (no newline after it): only that line may be incomplete, and
+    // it is skipped when it does not read as a whole row.
+    const bool last_and_cut = in.eof();
     std::string where = path + ":" + std::to_string(number);
     if (line.empty()) continue;
     if (jsonl) {
+      SweepRow row;
       try {
-        rows.push_back(nlohmann::json::parse(line));
-      } catch (const nlohmann::json::exception&) {
-        // A line cut by a killed sweep is the only kind the writer can leave behind; the point runs again.
-        continue;
+        row = json_row(line, where);
+      } catch (const nlohmann::json::exception& e) {
+        if (last_and_cut) continue;  // the point runs again
+        throw InputError(where + ": not a JSON line (" + e.what() + ")");
       }
+      check_row(row, where);
+      table.rows.push_back(std::move(row));
+      table.lines.push_back(number);
       continue;
     }
-    std::vector<std::string> cells = parse_csv_line(line, where);
+    std::vector<std::string> cells;
+    try {
+      cells = parse_csv_line(line, where);
+    } catch (const InputError&) {
+      if (last_and_cut) continue;
+      throw;
+    }
     if (header.empty()) {
+      if (last_and_cut) throw InputError(where + ": the header line is cut (no newline after it)");
       // Columns are matched by name, so a file written before a column existed (e.g. without the quality
       // columns) still reads; its missing cells are empty.
       for (const std::string& name : cells) {
-        auto known = std::find_if(columns().begin(), columns().end(), [&](const Column& c) { return name == c.name; });
-        if (known == columns().end())
-          throw InputError(where + ": not a stasim sweep CSV (unexpected header column '" + name + "')");
-        header_columns.push_back(&*known);
+        const Column* known = find_column(name);
+        if (!known) throw InputError(where + ": not a stasim sweep CSV (unexpected header column '" + name + "')");
+        if (std::find(header.begin(), header.end(), name) != header.end())
+          throw InputError(where + ": the header names column '" + name + "' twice");
+        header_columns.push_back(known);
+        header.push_back(name);
       }
-      header = cells;
-      if (std::find(header.begin(), header.end(), "key") == header.end())
-        throw InputError(where + ": not a stasim sweep CSV (no key column)");
+      for (const char* required : {"point", "key", "status"})
+        if (std::find(header.begin(), header.end(), required) == header.end())
+          throw InputError(where + ": not a stasim sweep CSV (no " + std::string(required) + " column)");
       continue;
     }
-    if (cells.size() != header.size()) continue;  // a line cut by a killed sweep
+    if (cells.size() != header.size()) {
+      if (last_and_cut) continue;  // a line cut by a killed sweep
+      throw InputError(where + ": " + std::to_string(cells.size()) + " cells, but the header has " +
+                       std::to_string(header.size()) + " columns");
+    }
     SweepRow row = nlohmann::json::object();
     for (const Column& c : columns()) row[c.name] = nullptr;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
+    bool cut = false;
+    for (std::size_t i = 0; i < cells.size() && !cut; ++i) {
       const Column& c = *header_columns[i];
       if (cells[i].empty()) row[c.name] = nullptr;
       else if (c.type == Cell::text) row[c.name] = cells[i];
@@ -166,13 +240,44 @@ std::vector<SweepRow> read_sweep_rows(const std::string& path) {
         try {
           row[c.name] = nlohmann::json::parse(cells[i]);
         } catch (const nlohmann::json::exception&) {
-          throw InputError(where + ": column " + c.name + ": '" + cells[i] + "' is not a number");
+          cut = last_and_cut;
+          if (!cut) throw InputError(where + ": column " + c.name + ": '" + cells[i] + "' is not a number");
         }
+        if (!cut && !row[c.name].is_number())
+          throw InputError(where + ": column " + c.name + ": '" + cells[i] + "' is not a number");
       }
     }
-    rows.push_back(std::move(row));
+    if (cut) continue;
+    check_row(row, where);
+    table.rows.push_back(std::move(row));
+    table.lines.push_back(number);
   }
-  return rows;
+  if (in.bad()) throw InputError(path + ": cannot read the sweep output (" + std::strerror(errno) + ")");
+  return table;
+}
+
+std::vector<SweepRow> read_sweep_rows(const std::string& path) { return read_sweep_table(path).rows; }
+
+void check_one_grid(const std::vector<SweepTable>& parts, const std::vector<std::string>& paths) {
+  // Within one grid a point index names one key and a key one index; anything else mixes grids.
+  std::map<std::uint64_t, std::pair<std::string, std::string>> key_of;  // point -> (key, where)
+  std::map<std::string, std::pair<std::uint64_t, std::string>> point_of;
+  for (std::size_t f = 0; f < parts.size(); ++f) {
+    for (std::size_t i = 0; i < parts[f].rows.size(); ++i) {
+      const SweepRow& row = parts[f].rows[i];
+      const std::uint64_t point = row["point"].get<std::uint64_t>();
+      const std::string key = row["key"].get<std::string>();
+      const std::string where = paths[f] + ":" + std::to_string(parts[f].lines[i]);
+      auto [k, fresh_point] = key_of.emplace(point, std::make_pair(key, where));
+      if (!fresh_point && k->second.first != key)
+        throw InputError(where + ": point " + std::to_string(point) + " is '" + key + "', but at " + k->second.second +
+                         " it is '" + k->second.first + "': the rows come from different sweep grids");
+      auto [p, fresh_key] = point_of.emplace(key, std::make_pair(point, where));
+      if (!fresh_key && p->second.first != point)
+        throw InputError(where + ": '" + key + "' is point " + std::to_string(point) + ", but at " + p->second.second +
+                         " it is point " + std::to_string(p->second.first) + ": the rows come from different sweep grids");
+    }
+  }
 }
 
 void finalize(std::vector<SweepRow>& rows) {
@@ -243,15 +348,11 @@ void finalize(std::vector<SweepRow>& rows) {
 }
 
 void write_sweep_rows(const std::string& path, const std::vector<SweepRow>& rows) {
-  std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    if (!out) throw InputError(path + ": cannot write the sweep output");
-    bool jsonl = is_jsonl_path(path);
-    if (!jsonl) out << csv_header() << '\n';
-    for (const SweepRow& row : rows) out << row_line(row, jsonl) << '\n';
-  }
-  std::filesystem::rename(temp, path);
+  bool jsonl = is_jsonl_path(path);
+  std::string text;
+  if (!jsonl) text += csv_header() + "\n";
+  for (const SweepRow& row : rows) text += row_line(row, jsonl) + "\n";
+  replace_output_file(path, text, "the sweep output");
 }
 
 }  // namespace stasim

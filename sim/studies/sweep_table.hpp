@@ -20,15 +20,27 @@ const std::vector<std::string>& sweep_columns();
 
 bool is_jsonl_path(const std::string& path);
 
-// Reads a sweep output (CSV or JSON lines); a missing file gives no rows. InputError for a malformed file.
+// A sweep output's rows and the 1-based line each came from.
+struct SweepTable {
+  std::vector<SweepRow> rows;
+  std::vector<int> lines;
+};
+
+// Reads a sweep output (CSV or JSON lines); a missing file gives no rows. A file that is not regular, a row
+// that is not an object of typed columns, a missing point/key/status, or a CSV line with the wrong number of
+// cells is an InputError naming file:line; only a last line without its newline (a killed sweep's) is skipped.
+SweepTable read_sweep_table(const std::string& path);
 std::vector<SweepRow> read_sweep_rows(const std::string& path);
+// Refuses parts (read from `paths`) whose rows come from different grids: a point index with two keys or a key
+// with two indices.
+void check_one_grid(const std::vector<SweepTable>& parts, const std::vector<std::string>& paths);
 std::string row_line(const SweepRow& row, bool jsonl);
 std::string csv_header();
 
 // Sorts by point index then key, drops repeated keys (keeping the first), recomputes speedup_vs_dense and pareto.
 void finalize(std::vector<SweepRow>& rows);
 
-// Writes all rows atomically (a temporary file renamed over `path`).
+// Writes all rows atomically (a temporary file renamed over `path`, which must be new or a regular file).
 void write_sweep_rows(const std::string& path, const std::vector<SweepRow>& rows);
 
 }  // namespace stasim

@@ -93,7 +93,7 @@ std::vector<Case> catalog() {
       {"hw_clock_overflows_time", "base: {trn3}\ncore:\n  engines:\n    tensor:\n      clock_ghz: 1e-300\n", kHw,
        {"{file}:5:7: core.engines.tensor.clock_ghz: must be at least 0.01"}},
       {"hw_recursive_alias", "base: {trn3}\nname: &x [*x]\n", kHw,
-       {"{file}:2:7: nested deeper than 64 levels (an alias inside its own anchor?)"}},
+       {"{file}:2:11: an alias inside its own anchor (the document would be infinitely deep)"}},
       {"hw_integer_overflow", "base: {trn3}\ncore:\n  sbuf:\n    bytes_per_partition: 99999999999999999999\n", kHw,
        {"{file}:4:5: core.sbuf.bytes_per_partition: '99999999999999999999' is out of range"}},
       {"hw_lnc_beyond_cores", "base: {trn3}\nlnc: 9\n", kHw,
@@ -102,6 +102,9 @@ std::vector<Case> catalog() {
        {"{file}:4:5: core.sbuf.reserved_bytes_per_partition: must be smaller than bytes_per_partition"}},
       {"hw_duplicate_key", "base: {trn3}\ncore:\n  dma:\n    fixed_ns: 400\n    fixed_ns: 500\n", kHw,
        {"{file}:5:5: core.dma.fixed_ns: duplicate key (first at line 4)"}},
+      // The DMA efficiency knee was replaced by the time per descriptor: an old config that still sets it is told so.
+      {"hw_removed_knee", "base: {trn3}\ncore:\n  dma:\n    knee_bytes_per_partition: 2048\n", kHw,
+       {"{file}:4:5: core.dma.knee_bytes_per_partition: not a key of the base config"}},
       {"hw_zero_descriptor_time", "base: {trn3}\ncore:\n  dma:\n    descriptor_ns: 0\n", kHw,
        {"{file}:4:5: core.dma.descriptor_ns: must be positive"}},
       {"hw_negative_swdge_cost", "base: {trn3}\ncore:\n  engines:\n    gpsimd:\n      swdge_descriptor_cycles: -1\n", kHw,

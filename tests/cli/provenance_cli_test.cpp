@@ -122,8 +122,8 @@ TEST(Provenance, TheHardwareHashFollowsTheResolvedValuesNotTheFile) {
   };
   const std::string plain = hardware_hash("", "h0.json");
   // The same value set explicitly is the same config; a different value is another.
-  EXPECT_EQ(hardware_hash(" --set core.dma.fixed_ns=400", "h1.json"), plain);
-  EXPECT_NE(hardware_hash(" --set core.dma.fixed_ns=401", "h2.json"), plain);
+  EXPECT_EQ(hardware_hash(" --set core.dma.fixed_ns=2000", "h1.json"), plain);
+  EXPECT_NE(hardware_hash(" --set core.dma.fixed_ns=2001", "h2.json"), plain);
 }
 
 TEST(Provenance, CompareTraceOpsAndScheduleCarryIt) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_harness.hpp"
+#include "tests/fuzz/yaml_mutators.hpp"
 
 namespace stasim::fuzz {
 namespace {
@@ -48,6 +49,49 @@ TEST(FuzzRegression, ModelConfig) { replay("model_config", model_config); }
 TEST(FuzzRegression, Schedule) { replay("schedule", schedule); }
 TEST(FuzzRegression, Routes) { replay("routes", routes); }
 TEST(FuzzRegression, SetOverride) { replay("set_override", set_override); }
+
+// The structure-aware mutations the fuzzers apply (yaml_mutators.hpp), replayed over the shipped files with
+// fixed seeds: every alias-expanded or emptied variant is either valid or an InputError, never anything else.
+std::vector<fs::path> shipped(const std::string& folder) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(fs::path(STASIM_SOURCE_DIR) / "configs" / folder))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void mutate_and_run(const std::string& folder, void (*run)(const std::string&)) {
+  for (const fs::path& file : shipped(folder)) {
+    const std::string text = contents(file);
+    for (std::uint32_t seed = 0; seed < 40; ++seed) {
+      SCOPED_TRACE(file.string() + " seed " + std::to_string(seed));
+      EXPECT_NO_THROW(run(mutate_aliases(text, seed)));
+      EXPECT_NO_THROW(run(mutate_null_section(text, seed)));
+    }
+  }
+}
+
+TEST(FuzzMutators, HardwareConfig) { mutate_and_run("hw", hardware_config); }
+TEST(FuzzMutators, ModelConfig) { mutate_and_run("models", model_config); }
+TEST(FuzzMutators, Schedule) { mutate_and_run("schedules", schedule); }
+TEST(FuzzMutators, SetOverride) {
+  for (std::uint32_t seed = 0; seed < 200; ++seed)
+    EXPECT_NO_THROW(set_override(mutate_set_line("core.dma.fixed_ns=900\nmoe.top_k=4\n", seed))) << seed;
+}
+
+TEST(FuzzMutators, ProduceTheIntendedShapes) {
+  const std::string text = "core:\n  dma:\n    fixed_ns: 900\n    engines: 16\nname: x\n";
+  // Seed 0..: at least one bomb (nested anchors) and one emptied section among a few seeds.
+  bool bomb = false, emptied = false;
+  for (std::uint32_t seed = 0; seed < 20; ++seed) {
+    bomb |= mutate_aliases(text, seed).find("&zz_b1 [*zz_b0") != std::string::npos;
+    std::string n = mutate_null_section(text, seed);
+    emptied |= n.find("  dma:\nname: x") != std::string::npos || n.find("core:\nname: x") != std::string::npos;
+  }
+  EXPECT_TRUE(bomb);
+  EXPECT_TRUE(emptied);
+  EXPECT_EQ(mutate_set_line("core.dma.fixed_ns=900\n", 1).find("core"), 0u);
+}
 
 }  // namespace
 }  // namespace stasim::fuzz

@@ -1,5 +1,5 @@
 // DMA timing through the SystemC kernel: fixed cost, max-min fair sharing of per-core DMA capacity and of the
-// HBM share, rate recomputation when transfers start and finish, the efficiency knee, queue order, the link.
+// HBM share, rate recomputation when transfers start and finish, time per descriptor, queue order, the link.
 // trn3: per-core DMA = 16 engines x 33 B/ns = 528 B/ns; HBM share = 4700 B/ns x lnc 2 / 8 cores = 1175 B/ns;
 // fixed 1300 ns; semaphore 50 ns. Data phases round up to the picosecond.
 #include "schedule_fixture.hpp"
@@ -62,15 +62,55 @@ ops:
   EXPECT_EQ(run->end("b"), 6542880);
 }
 
-TEST(DmaSharing, SmallTransfersPayTheKnee) {
+TEST(DmaSharing, SmallTransfersAreBoundByTheirDescriptors) {
   auto run = simulate_yaml(R"(
 ops:
   - {name: small, engine: dma, bytes: 4096, partitions: 128}
 )", trn3());
-  // 4096 / 128 = 32 B per partition < 2048: effective 4096 x 2048 / 32 = 262144 B.
-  // 262144 / 0.528 = 496484.85 -> 496485 ps + 1300000 = 1796485 ps.
-  EXPECT_EQ(run->end("small"), 1796485);
-  EXPECT_EQ(run->result.hbm_read_bytes, 4096u);  // HBM bytes count what was asked, not the knee
+  // 32 B per partition: 128 descriptors x 62 ns / 16 engines = 496 ns, longer than 4096 / 0.528 = 7758 ps of
+  // bytes: 1300000 + 496000 = 1796000 ps.
+  EXPECT_EQ(run->end("small"), 1796000);
+  EXPECT_EQ(run->result.hbm_read_bytes, 4096u);
+}
+
+TEST(DmaSharing, ASmallTransferBesideALargeOneLeavesItItsBandwidth) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: large, engine: dma, queue: 0, bytes: 4194304}
+  - {name: small, engine: dma, queue: 1, bytes: 4096}
+)", trn3());
+  // Both move from 1300 ns. small is held to its descriptors' pace, 4096 B over 496000 ps = 0.0082581 B/ps,
+  // and ends at 1796000 ps; large takes the rest of the core's 0.528 B/ps: 0.528 - 4096 / 496000.
+  EXPECT_EQ(run->end("small"), 1796000);
+  // By 1796000 large moved 0.528 x 496000 - 4096 = 257792 B; the other 3936512 B at 0.528 B/ps take
+  // 7455515.15 ps -> 7455516: 9251516 ps, i.e. exactly the small one's 4096 bytes (7758 ps) later than alone
+  // (1300000 + 4194304 / 0.528 = 9243758 ps).
+  EXPECT_EQ(run->end("large"), 9251516);
+}
+
+TEST(DmaSharing, ShortRunsCostDescriptorsNotBandwidth) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: slices, engine: dma, bytes: 1048576, contiguous_bytes: 192}
+)", trn3());
+  // 8192 B per partition in 192-byte runs: 43 descriptors each, 5504 x 62 ns / 16 = 21328 ns > 1986 ns of
+  // bytes: 1300000 + 21328000 = 22628000 ps.
+  EXPECT_EQ(run->end("slices"), 22628000);
+}
+
+TEST(DmaSharing, FewPartitionsRunOnFewEngines) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: rows, engine: dma, bytes: 32768, partitions: 4}
+  - {name: hw, engine: dma, queue: 1, bytes: 1048576, dge: hwdge}
+)", trn3());
+  // A5's A[4, 4096] BF16: 4 partitions run on one engine, 33 B/ns: 32768 / 0.033 = 992969.7 -> 992970 ps
+  // (4 descriptors x 62 ns = 248 ns hide under it) + 1300000.
+  EXPECT_EQ(run->end("rows"), 2292970);
+  // Hardware DGE adds its 600 ns instruction to the issue: hw moves from 1900000 ps. rows keeps its one
+  // engine's 0.033 B/ps until 2292970, hw takes the other 0.495: 0.495 x 392970 = 194520.15 B; the remaining
+  // 854055.85 B at 0.528 B/ps take 1617530.02 -> 1617531 ps: 3910501.
+  EXPECT_EQ(run->end("hw"), 3910501);
 }
 
 TEST(DmaSharing, OneQueueRunsInProgramOrder) {

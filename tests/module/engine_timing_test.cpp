@@ -66,6 +66,22 @@ ops:
   EXPECT_EQ(run->result.engines[int(Engine::scalar)].instructions, 3u);
 }
 
+TEST(EngineTiming, EngineActivePerCoreUnionAndSum) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: a, engine: tensor, core: 0, duration_ns: 100}
+  - {name: b, engine: tensor, core: 1, duration_ns: 100}
+  - {name: c, engine: tensor, core: 1, duration_ns: 50}
+)", trn3());
+  // Core 0: a 0-100 ns; core 1: b 0-100, c 100-150. Per core 100 and 150 ns; any core busy (union) 0-150 =
+  // 150 ns; summed over the rank's two physical cores 250 ns.
+  const int t = int(Engine::tensor);
+  EXPECT_EQ(run->result.per_core[0][t].active_ps, 100000);
+  EXPECT_EQ(run->result.per_core[1][t].active_ps, 150000);
+  EXPECT_EQ(run->result.engines[t].active_ps, 150000);
+  EXPECT_EQ(run->result.engines[t].active_sum_ps, 250000);
+}
+
 TEST(EngineTiming, DependentChainOnOneEnginePaysTheStaticOverhead) {
   auto run = simulate_yaml(R"(
 ops:
@@ -141,9 +157,11 @@ ops:
     FAIL() << "expected an SBUF overflow";
   } catch (const InputError& e) {
     // 400000 bytes per partition live at t = 0 > 262144 - 16648 = 245496 usable.
-    EXPECT_THAT(e.what(), testing::HasSubstr("SBUF overflow on core 0"));
-    EXPECT_THAT(e.what(), testing::HasSubstr("big_a (200000)"));
-    EXPECT_THAT(e.what(), testing::HasSubstr("big_b (200000)"));
+    // The message starts at the buffer whose allocation passed the capacity (big_b, line 4 of the text) and
+    // names where each live buffer is declared.
+    EXPECT_THAT(e.what(), testing::HasSubstr("test.yaml:4: buffer 'big_b': SBUF overflow on core 0"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("test.yaml:3: buffer 'big_a' (200000)"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("test.yaml:4: buffer 'big_b' (200000)"));
   }
 }
 

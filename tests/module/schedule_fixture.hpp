@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/hardware_config.hpp"
+#include "sim/core/config_reader.hpp"
 #include "sim/core/schedule_yaml.hpp"
 #include "sim/kernel/simulate.hpp"
 
@@ -45,7 +46,7 @@ inline std::string Run::bound(const std::string& name) const {
 
 // The schedule is loaded into the returned object first, so the graph the result refers to stays alive.
 inline std::unique_ptr<Run> simulate_yaml(const std::string& yaml, const HardwareConfig& hw) {
-  auto run = std::make_unique<Run>(Run{read_schedule(YAML::Load(yaml), "test.yaml"), {}});
+  auto run = std::make_unique<Run>(Run{read_schedule(parse_yaml_text(yaml, "test.yaml"), "test.yaml"), {}});
   run->result = simulate(run->schedule.graph, hw, run->schedule.locator(), run->schedule.buffer_locator());
   return run;
 }

@@ -3,6 +3,7 @@
 
 #include "memory/bandwidth_sharing.hpp"
 #include "memory/dma_cost.hpp"
+#include "sim/core/dma_descriptors.hpp"
 
 namespace stasim {
 namespace {
@@ -38,15 +39,77 @@ TEST(BandwidthSharing, UnusedCapacityGoesToTheUnconstrainedFlows) {
   EXPECT_DOUBLE_EQ(r[1], 528);
 }
 
-TEST(DmaCost, KneeScalesSmallPerPartitionTransfers) {
-  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(1048576, 128, 2048), 1048576);  // 8192 B per partition
-  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(131072, 128, 2048), 262144);    // 1024 B/p: x 2048 / 1024
-  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(256, 128, 2048), 262144);       // 2 B/p: x 2048 / 2
-  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(2048, 1, 2048), 2048);          // exactly at the knee
-  // A column slice: 8192 B per partition arriving in runs of 192 B: x 2048 / 192.
-  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(1048576, 128, 2048, 192), 1048576.0 * 2048 / 192);
-  // Runs longer than the partition's bytes change nothing.
-  EXPECT_DOUBLE_EQ(cost::dma_effective_bytes(1048576, 128, 2048, 65536), 1048576);
+TEST(BandwidthSharing, ACappedFlowLeavesTheRestToTheOthers) {
+  // Core 0 (528) carries a large flow and a small one capped at 8.258 (its descriptors' pace): the small one
+  // takes its cap, the large one the other 519.742, not half of the core.
+  std::vector<Flow> flows{flow({0}), flow({0})};
+  flows[1].cap = 4096.0 / 496;
+  auto r = max_min_fair_share({528}, flows);
+  EXPECT_DOUBLE_EQ(r[1], 4096.0 / 496);
+  EXPECT_DOUBLE_EQ(r[0], 528 - 4096.0 / 496);
+  // A cap above the fair share changes nothing: 264 each.
+  flows[1].cap = 300;
+  r = max_min_fair_share({528}, flows);
+  EXPECT_DOUBLE_EQ(r[0], 264);
+  EXPECT_DOUBLE_EQ(r[1], 264);
+  // Every flow capped below what the resources give: each its cap.
+  flows[0].cap = 33;
+  flows[1].cap = 66;
+  r = max_min_fair_share({528}, flows);
+  EXPECT_DOUBLE_EQ(r[0], 33);
+  EXPECT_DOUBLE_EQ(r[1], 66);
+}
+
+Op transfer(std::uint64_t bytes, std::uint32_t partitions, std::uint32_t contiguous = 0) {
+  Op op;
+  op.engine = Engine::dma;
+  op.kind = OpKind::transfer;
+  op.src = Location::hbm;
+  op.dst = Location::sbuf;
+  op.bytes = bytes;
+  op.partitions = partitions;
+  op.contiguous_bytes = contiguous;
+  return op;
+}
+
+HardwareConfig trn3() { return load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml"); }
+
+TEST(DmaCost, DescriptorsArePartitionsTimesContiguousRuns) {
+  EXPECT_EQ(descriptor_count(transfer(1048576, 128)), 128u);             // one 8 KiB run per partition
+  EXPECT_EQ(descriptor_count(transfer(1048576, 128, 192)), 128u * 43u);  // 8192 B in 192-byte runs: ceil = 43
+  EXPECT_EQ(descriptor_count(transfer(1048576, 128, 65536)), 128u);      // a run longer than the partition: one
+  EXPECT_EQ(descriptor_count(transfer(4096, 128)), 128u);                // 32 B per partition, still one each
+  EXPECT_EQ(descriptor_count(transfer(32768, 4)), 4u);
+  EXPECT_EQ(descriptor_count(transfer(100, 3)), 3u);                     // 34 B per partition (rounded up)
+}
+
+TEST(DmaCost, PlanIssueDescriptorTimeAndEngines) {
+  HardwareConfig hw = trn3();
+  // 128 partitions: 16 engines of 8 partitions; 128 descriptors x 62 ns / 16 = 496 ns; 16 x 33 B/ns.
+  cost::DmaPlan p = cost::plan_dma(transfer(1048576, 128), hw);
+  EXPECT_EQ(p.issue_ps, 1300000);
+  EXPECT_EQ(p.engines, 16u);
+  EXPECT_EQ(p.descriptors, 128u);
+  EXPECT_EQ(p.descriptor_ps, 496000);
+  EXPECT_DOUBLE_EQ(p.max_bytes_per_ps, 0.528);
+  // 4 partitions run on one engine (A5's A[4, 4096] example): 4 x 62 ns, 33 B/ns.
+  p = cost::plan_dma(transfer(32768, 4), hw);
+  EXPECT_EQ(p.engines, 1u);
+  EXPECT_EQ(p.descriptor_ps, 248000);
+  EXPECT_DOUBLE_EQ(p.max_bytes_per_ps, 0.033);
+  // 12 partitions: ceil(12 / 8) = 2 engines.
+  EXPECT_EQ(cost::plan_dma(transfer(4096, 12), hw).engines, 2u);
+  // 192-byte runs: 5504 descriptors x 62 ns / 16 = 21328 ns, ten times the 1986 ns its bytes need.
+  EXPECT_EQ(cost::plan_dma(transfer(1048576, 128, 192), hw).descriptor_ps, 21328000);
+  // Hardware DGE adds its 600 ns instruction to the issue; a cross-core transfer the link latency (500 ns).
+  Op h = transfer(4096, 128);
+  h.dge = DgeMode::hwdge;
+  EXPECT_EQ(cost::plan_dma(h, hw).issue_ps, 1900000);
+  Op peer = transfer(4096, 128);
+  peer.src = Location::sbuf;
+  peer.dst = Location::peer;
+  peer.peer_core = 1;
+  EXPECT_EQ(cost::plan_dma(peer, hw).issue_ps, 1800000);
 }
 
 }  // namespace

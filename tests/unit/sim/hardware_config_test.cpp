@@ -1,6 +1,7 @@
 // Loading configs/hw/*.yaml and the errors bad values produce (file:line:column, key path, did-you-mean).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "sim/core/hardware_config.hpp"
 
@@ -13,12 +14,11 @@ std::string hw_path(const std::string& name) { return std::string(STASIM_SOURCE_
 
 // Loads trn3.yaml with one line replaced, from a string.
 HardwareConfig trn3_with(const std::string& from, const std::string& to) {
-  YAML::Node root = load_yaml_file(hw_path("trn3"));
-  std::string text = YAML::Dump(root);
+  std::string text = YAML::Dump(YAML::LoadFile(hw_path("trn3")));  // normalized: one "key: value" per line
   auto at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   text.replace(at, from.size(), to);
-  return read_hardware(YAML::Load(text), "trn3-edited.yaml");
+  return read_hardware(parse_yaml_text(text, "trn3-edited.yaml"), "trn3-edited.yaml");
 }
 
 std::string error_of(const std::function<void()>& f) {

@@ -73,9 +73,9 @@ TEST(HardwareOverlay, ChangesOnlyTheKeysItNames) {
   EXPECT_DOUBLE_EQ(hw.dma.fixed_ns, 700);
   EXPECT_DOUBLE_EQ(hw.gpsimd.start_cycles, 300);
   EXPECT_DOUBLE_EQ(hw.collective.alpha_ns, 4000);
-  // Everything else is the base's: its 33 B/ns per engine, its GpSimd gather rate, its beta.
+  // Everything else is the base's: its 33 B/ns per engine, its GpSimd per-index gather cost, its beta.
   EXPECT_DOUBLE_EQ(hw.dma.bytes_per_ns_per_engine, 33);
-  EXPECT_DOUBLE_EQ(hw.gpsimd.gather_elements_per_cycle, base.gpsimd.gather_elements_per_cycle);
+  EXPECT_DOUBLE_EQ(hw.gpsimd.gather_index_cycles, base.gpsimd.gather_index_cycles);
   EXPECT_DOUBLE_EQ(hw.collective.beta_ns_per_byte, base.collective.beta_ns_per_byte);
   EXPECT_EQ(hw.name, "trn3");
   EXPECT_EQ(hw.file, p);
@@ -110,8 +110,8 @@ TEST(HardwareOverlay, MissingBaseAndCyclesAreErrors) {
 
 TEST(HardwareOverlay, ShippedCalibratedConfigIsAnOverlayOfTrn3) {
   std::string shipped = std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3-calibrated.yaml";
-  YAML::Node doc = load_yaml_file(shipped);
-  EXPECT_EQ(doc["base"].as<std::string>(), "trn3.yaml");
+  YamlNode doc = load_yaml_file(shipped);
+  EXPECT_EQ(doc["base"].scalar(), "trn3.yaml");
   HardwareConfig hw = load_hardware(shipped);
   EXPECT_EQ(hw.name, "trn3-calibrated");
   EXPECT_DOUBLE_EQ(hw.tensor.clock_ghz, 2.4);               // documented values come from the base

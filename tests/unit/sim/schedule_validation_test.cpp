@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/graph_validation.hpp"
+#include "sim/core/config_reader.hpp"
 #include "sim/core/schedule_yaml.hpp"
 
 namespace stasim {
@@ -15,7 +16,7 @@ HardwareConfig trn3() { return load_hardware(std::string(STASIM_SOURCE_DIR) + "/
 
 std::string problem_of(const std::string& yaml) {
   try {
-    LoadedSchedule s = read_schedule(YAML::Load(yaml), "s.yaml");
+    LoadedSchedule s = read_schedule(parse_yaml_text(yaml, "s.yaml"), "s.yaml");
     validate_graph(s.graph, trn3(), s.locator());
   } catch (const InputError& e) {
     return e.what();
@@ -24,14 +25,14 @@ std::string problem_of(const std::string& yaml) {
 }
 
 TEST(ScheduleYaml, ReadsOpsQueuesGroupsAndBuffers) {
-  LoadedSchedule s = read_schedule(YAML::Load(R"(
+  LoadedSchedule s = read_schedule(parse_yaml_text(R"(
 buffers:
   - {name: w, bytes_per_partition: 1024}
 ops:
   - {name: load, engine: dma, queue: 2, bytes: 4096, buffers: [w]}
   - {name: mm, engine: tensor, k: 128, m: 128, n: 64, deps: [load], psum_bank: 3, phase: gate_up}
   - {name: cp, engine: vector, kind: tensor_copy, free: 64, deps: [mm], releases_psum_bank: 3}
-)"), "s.yaml");
+)", "s.yaml"), "s.yaml");
   const ScheduleGraph& g = s.graph;
   ASSERT_EQ(g.size(), 3u);
   EXPECT_EQ(g.op(0).kind, OpKind::transfer);
@@ -75,13 +76,13 @@ TEST(ScheduleYaml, WrongTypesAndNonPositiveSizes) {
 }
 
 TEST(ScheduleYaml, DescriptorGenerationModes) {
-  LoadedSchedule s = read_schedule(YAML::Load(R"(
+  LoadedSchedule s = read_schedule(parse_yaml_text(R"(
 ops:
   - {name: idx, engine: vector, duration_ns: 5}
   - {name: w, engine: dma, bytes: 4096, dge: swdge, deps: [idx], phase: gate_up}
   - {name: h, engine: dma, bytes: 4096, dge: hwdge}
   - {name: s, engine: dma, bytes: 4096}
-)"), "s.yaml");
+)", "s.yaml"), "s.yaml");
   const ScheduleGraph& g = s.graph;
   // The swdge transfer brings its GpSimd descriptor op, listed (and queued) just before it.
   ASSERT_EQ(g.size(), 5u);
@@ -118,7 +119,7 @@ TEST(ScheduleYaml, BadDescriptorModesAndGatherShapes) {
               HasSubstr("op name 'w.dge' is taken (the swdge descriptor op of 'w')"));
   // NC-v2 has no hardware DGE block.
   try {
-    LoadedSchedule s = read_schedule(YAML::Load("ops:\n  - {name: w, engine: dma, bytes: 64, dge: hwdge}\n"), "s.yaml");
+    LoadedSchedule s = read_schedule(parse_yaml_text("ops:\n  - {name: w, engine: dma, bytes: 64, dge: hwdge}\n", "s.yaml"), "s.yaml");
     validate_graph(s.graph, load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn1.yaml"), s.locator());
     ADD_FAILURE() << "hwdge on trn1 was accepted";
   } catch (const InputError& e) {

@@ -9,6 +9,7 @@
 #include "sim/reports/dot_writer.hpp"
 #include "sim/core/hardware_config.hpp"
 #include "sim/kernel/result_summary.hpp"
+#include "sim/core/config_reader.hpp"
 #include "sim/core/schedule_yaml.hpp"
 #include "sim/reports/trace_writer.hpp"
 
@@ -31,7 +32,7 @@ ops:
 )";
 
 struct Fixture {
-  LoadedSchedule schedule = read_schedule(YAML::Load(kSchedule), "tiny.yaml");
+  LoadedSchedule schedule = read_schedule(parse_yaml_text(kSchedule, "tiny.yaml"), "tiny.yaml");
   HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml",
                                     {"core.dma.fixed_ns=1300"});
   SimResult result;
@@ -167,7 +168,7 @@ ops:
 )";
 
 TEST(TraceWriter, LayerRangeKeepsItsOpsAndTheCountersOverItsSpan) {
-  LoadedSchedule schedule = read_schedule(YAML::Load(kLayers), "layers.yaml");
+  LoadedSchedule schedule = read_schedule(parse_yaml_text(kLayers, "layers.yaml"), "layers.yaml");
   HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.fixed_ns=1000"});
   SimResult r;
   // L0.load [0, 2 us) moving over [1, 2) us; L1.load [0.5, 3.5 us) moving over [1.5, 3.5) us.
@@ -212,7 +213,7 @@ TEST(TraceWriter, LayerRangeKeepsItsOpsAndTheCountersOverItsSpan) {
 }
 
 TEST(TraceWriter, AWindowOpensWithTheValueReachedBeforeIt) {
-  LoadedSchedule schedule = read_schedule(YAML::Load(kLayers), "layers.yaml");
+  LoadedSchedule schedule = read_schedule(parse_yaml_text(kLayers, "layers.yaml"), "layers.yaml");
   HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.fixed_ns=1000"});
   SimResult r;
   // Now L1 starts late: L1.load [2.5, 4.5) us, so L0's bank-0 group [2.1, 2.3] and L0.load are before the window

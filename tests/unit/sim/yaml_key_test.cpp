@@ -27,7 +27,7 @@ TEST(YamlKeys, KeysThatAreNotNamesAreInputErrors) {
 }
 
 TEST(YamlKeys, OverrideValueWithAListKeyIsAnInputError) {
-  YAML::Node root = parse_yaml_text("core: {dma: 1}\n", "hw.yaml");
+  YamlNode root = parse_yaml_text("core: {dma: 1}\n", "hw.yaml");
   try {
     apply_overrides(root, {"core.dma={[a]: 1}"}, "hw.yaml");
     FAIL() << "expected an InputError";

@@ -1,0 +1,26 @@
+// GpSimd gathers as the ISA issues them (docs/hardware-facts.md §3-4; A9 nc_n_gather, A10 local_gather).
+// nc_n_gather "corresponds to n groups of instructions in the underlying ISA, n = ceil(elems per partition /
+// 512)", and needs uint32 indices: narrower stored indices (uint8 code indices) are widened first by one
+// GpSimd copy. Each of the 8 GpSimd cores owns 16 partitions, one per 32-bit lane (A1), so partitions run in
+// parallel and the time follows the elements of one partition:
+//   cycles = groups x start_cycles                                  one GPSIMD_START per ISA group (A10)
+//          + (elements / per_index) x gather_index_cycles           the per-index part of local_gather's
+//          + elements x gather_word_cycles / min(4 / dtype bytes,    cost, amortised over the elements an index
+//                                                per_index)         fetches; narrow data packs into 32-bit words
+//          + [index widening] max(min_issue, elements / per_index)  a tensor_copy (A10) when index_bytes < 4
+// A10's local_gather formula, 150 + n_idx x epi / C with C = ((28 + t epi) / (t epi)) / min(4/dtype, epi), is
+// read with C as cycles per element (28/t per index plus one per word), as printed it would make more elements
+// per index slower, against the doc's own "improves throughput".
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/hardware_config.hpp"
+#include "sim/core/schedule_graph.hpp"
+
+namespace stasim::cost {
+
+// GpSimd cycles of the gather (the formula above); its instruction count is sim/core/isa_instructions.hpp.
+double gather_cycles(const EngineConfig& g, const Op& op);
+
+}  // namespace stasim::cost

@@ -1,0 +1,232 @@
+#include "sim/core/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
+
+namespace stasim {
+namespace {
+
+namespace fs = std::filesystem;
+
+InputError write_error(const std::string& path, const std::string& what, int error) {
+  return InputError(path + ": cannot write " + what + " (" + std::strerror(error) + ")");
+}
+
+void write_whole(int fd, const void* data, std::size_t size, const std::string& path, const std::string& what) {
+  const char* p = static_cast<const char*>(data);
+  std::size_t left = size;
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw write_error(path, what, n < 0 ? errno : EIO);
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void close_checked(int fd, const std::string& path, const std::string& what) {
+  // Some file systems (NFS, full quotas) report a failed write only here.
+  if (::close(fd) != 0 && errno != EINTR) throw write_error(path, what, errno);
+}
+
+// The file a rename must replace: `path` itself, or what a symbolic link at `path` points to (replacing the
+// link by a regular file would leave its target stale).
+std::string rename_target(const std::string& path) {
+  std::error_code error;
+  if (!fs::is_symlink(path, error)) return path;
+  fs::path target = fs::canonical(path, error);
+  if (error) throw InputError(path + ": a symbolic link that cannot be followed (" + error.message() + ")");
+  return target.string();
+}
+
+mode_t new_file_mode() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+}  // namespace
+
+void write_output_file(const std::string& path, const std::string& text, const std::string& what) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw write_error(path, what, errno);
+  try {
+    write_whole(fd, text.data(), text.size(), path, what);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  close_checked(fd, path, what);
+}
+
+void require_replaceable(const std::string& path, const std::string& what) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return;  // a new file (a missing folder is reported when writing)
+    throw InputError(path + ": cannot write " + what + " (" + std::strerror(errno) + ")");
+  }
+  if (!S_ISREG(info.st_mode))
+    throw InputError(path + ": " + what + " must be a regular file, not " + file_type_name(info.st_mode) +
+                     " (it is written beside and renamed over the old file, which would replace " +
+                     file_type_name(info.st_mode) + ")");
+}
+
+void replace_output_file(const std::string& path, const std::string& text, const std::string& what) {
+  require_replaceable(path, what);
+  const std::string target = rename_target(path);
+  struct stat old {};
+  const mode_t mode = ::stat(target.c_str(), &old) == 0 ? (old.st_mode & 07777) : new_file_mode();
+  std::string temporary = target + ".tmp.XXXXXX";
+  int fd = ::mkstemp(temporary.data());
+  if (fd < 0) throw write_error(path, what, errno);
+  try {
+    if (::fchmod(fd, mode) != 0) throw write_error(path, what, errno);
+    write_whole(fd, text.data(), text.size(), path, what);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  try {
+    close_checked(fd, path, what);
+  } catch (...) {
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  if (std::rename(temporary.c_str(), target.c_str()) != 0) {
+    int error = errno;
+    ::unlink(temporary.c_str());
+    throw write_error(path, what, error);
+  }
+}
+
+OutputAppender::OutputAppender(const std::string& path, bool truncate, const std::string& what)
+    : path_(path), what_(what) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0666);
+  if (fd_ < 0) throw write_error(path_, what_, errno);
+}
+
+OutputAppender::~OutputAppender() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void OutputAppender::append(const void* data, std::size_t size) {
+  if (fd_ < 0) throw write_error(path_, what_, EBADF);
+  write_whole(fd_, data, size, path_, what_);
+}
+
+void OutputAppender::close() {
+  if (fd_ < 0) return;
+  int fd = fd_;
+  fd_ = -1;
+  close_checked(fd, path_, what_);
+}
+
+void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  // Two names are the same file when they resolve to the same existing inode, or to the same new path.
+  struct Identity {
+    bool device = false;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    std::string path;
+  };
+  auto identity = [](const std::string& path) {
+    Identity id;
+    struct stat info {};
+    if (::stat(path.c_str(), &info) == 0) {
+      id.device = !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
+      id.dev = info.st_dev;
+      id.ino = info.st_ino;
+      return id;
+    }
+    std::error_code error;
+    id.path = fs::weakly_canonical(fs::absolute(path, error), error).string();
+    return id;
+  };
+  auto same = [](const Identity& a, const Identity& b) {
+    if (a.device || b.device) return false;
+    if (a.path.empty() != b.path.empty()) return false;
+    return a.path.empty() ? a.dev == b.dev && a.ino == b.ino : a.path == b.path;
+  };
+  auto named = [](const NamedPath& p) { return !p.second.empty() && p.second != "-"; };
+  std::vector<Identity> seen;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    seen.push_back(identity(outputs[i].second));
+    if (!named(outputs[i])) continue;
+    for (std::size_t j = 0; j < i; ++j)
+      if (named(outputs[j]) && same(seen[i], seen[j]))
+        throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as " + outputs[j].first + " " +
+                         outputs[j].second + " (one output would overwrite the other)");
+    for (const NamedPath& input : inputs)
+      if (named(input) && same(seen[i], identity(input.second)))
+        throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as the input " + input.first +
+                         " " + input.second + " (writing it would destroy the input)");
+  }
+}
+
+namespace {
+
+// The first OS error of a write to stdout. stdio forgets it once a failed flush (an std::endl mid-report) has
+// dropped its buffer, so std::cout's writes pass through this recorder, which keeps errno at the failure.
+int stdout_errno = 0;
+
+class RecordingBuf : public std::streambuf {
+ public:
+  explicit RecordingBuf(std::streambuf* inner) : inner_(inner) {}
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    errno = 0;
+    int_type r = inner_->sputc(traits_type::to_char_type(c));
+    if (traits_type::eq_int_type(r, traits_type::eof())) record();
+    return r;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    errno = 0;
+    std::streamsize written = inner_->sputn(s, n);
+    if (written < n) record();
+    return written;
+  }
+  int sync() override {
+    errno = 0;
+    int r = inner_->pubsync();
+    if (r != 0) record();
+    return r;
+  }
+
+ private:
+  static void record() {
+    if (stdout_errno == 0) stdout_errno = errno ? errno : EIO;
+  }
+  std::streambuf* inner_;
+};
+
+}  // namespace
+
+void watch_stdout() {
+  static RecordingBuf buf(std::cout.rdbuf());
+  std::cout.rdbuf(&buf);
+}
+
+std::string stdout_error() {
+  std::cout.flush();
+  errno = 0;
+  bool failed = std::fflush(stdout) != 0;
+  int error = stdout_errno ? stdout_errno : errno;
+  if (!failed && !std::ferror(stdout) && std::cout.good() && stdout_errno == 0) return "";
+  return std::string("cannot write to standard output (") + (error ? std::strerror(error) : "a write failed") + ")";
+}
+
+}  // namespace stasim

@@ -1,0 +1,58 @@
+// Writing the files a user names as output. Every write and the close are checked: a full disk, a failing
+// device or a missing folder is an InputError naming the path and the OS's reason (exit code 2), never a lost
+// output with exit code 0. Files that must never be seen half-written are written to a temporary file beside
+// them and renamed over the old one, which is only done over a regular file (renaming over /dev/null would
+// replace the device); a special file is refused for them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stasim {
+
+// Writes `text` to `path` directly (truncating it): a regular file, or a device or pipe such as /dev/null or
+// /dev/stdout. `what` names the file's role in messages ("the trace file").
+void write_output_file(const std::string& path, const std::string& text, const std::string& what);
+
+// Writes `text` to `path` all at once: into `path`.tmp, then renamed over `path`. `path` must be new or a regular
+// file; on any failure the temporary file is removed and `path` keeps its old contents.
+void replace_output_file(const std::string& path, const std::string& text, const std::string& what);
+
+// Refuses (InputError) a path that exists and is not a regular file, for outputs replaced by rename.
+void require_replaceable(const std::string& path, const std::string& what);
+
+// Lines appended to a file as they are produced (a sweep's rows): each append is written and flushed at once,
+// so what was written survives a kill, and a failed write is an InputError naming the path.
+class OutputAppender {
+ public:
+  // Opens `path` for appending, or truncates it when `truncate`.
+  OutputAppender(const std::string& path, bool truncate, const std::string& what);
+  ~OutputAppender();
+  OutputAppender(const OutputAppender&) = delete;
+  OutputAppender& operator=(const OutputAppender&) = delete;
+  void append(const std::string& text) { append(text.data(), text.size()); }
+  void append(const void* data, std::size_t size);
+  void close();  // checked; the destructor closes unchecked
+
+ private:
+  std::string path_, what_;
+  int fd_ = -1;
+};
+
+// An option and the path it names ("--json", "out.json").
+using NamedPath = std::pair<std::string, std::string>;
+
+// Two outputs naming the same file, or an output naming one of the inputs, is an InputError naming both options
+// (one would overwrite the other, or the input). Unnamed ("") outputs and "-" (stdout) are skipped; devices
+// (/dev/null) may be named twice.
+void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
+
+// Flushes stdout and reports a write error on it (a full disk under `> file`, a closed pipe): the message, or
+// "" when everything printed reached it.
+std::string stdout_error();
+// Routes std::cout through a recorder of the first write error, for stdout_error (called once, in main).
+void watch_stdout();
+
+}  // namespace stasim
