@@ -11,46 +11,68 @@ std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + 
 
 }  // namespace
 
-// The partial z = Dᵀh over this core's rows of D (weight-stationary: D [128 of H, 128 of r] stationary, h moving,
-// output [r, T] in the layout C_eᵀz needs), drained to SBUF; the caller exchanges and sums the cores' partials.
-OpId shared_z(DecodeContext& ctx, std::uint32_t core, std::uint32_t rows, OpId normed, OpId basis,
-              const std::string& name) {
+OpId shared_z_rows(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
+                   const std::string& name) {
   KernelBuilder& b = ctx.b;
-  std::uint8_t c = static_cast<std::uint8_t>(core);
-  std::uint32_t r = static_cast<std::uint32_t>(ctx.representation.r);
-  std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(r, 128));
-  std::uint32_t row_tiles = static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(rows, 1), 128));
-  Accumulator acc = b.open_accumulator(c, label(core, name + ".z_acc"));
-  OpId last = kNoOp;
-  for (std::uint32_t rt = 0; rt < r_tiles; ++rt)
-    for (std::uint32_t kt = 0; kt < row_tiles; ++kt)
-      last = b.matmul(c, std::min<std::uint32_t>(128, rows - kt * 128), std::min<std::uint32_t>(128, r - rt * 128),
-                      ctx.tokens, true, acc, rt == 0 && kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
-                      label(core, idx(name + ".z_mm", rt * row_tiles + kt)));
-  OpId z = b.compute(Engine::vector, OpKind::tensor_copy, c, r_tiles * ctx.tokens, std::min<std::uint32_t>(128, r), {last},
-                     "shared_proj", label(core, name + ".z_drain"), true, &acc, Dtype::fp32);
-  return z;
+  const std::uint8_t c = static_cast<std::uint8_t>(core);
+  const std::uint32_t r = static_cast<std::uint32_t>(ctx.representation.r);
+  const std::uint32_t k_tiles = static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(s.rows, 1), 128));
+  Deps drains;
+  for (std::uint32_t n0 = 0; n0 < r; n0 += kBankColumns) {
+    std::uint32_t n = std::min(kBankColumns, r - n0);
+    Accumulator acc = plan.open(PsumRole::table, label(core, idx(name + ".z_acc", n0 / kBankColumns)));
+    OpId last = kNoOp;
+    for (std::uint32_t kt = 0; kt < k_tiles; ++kt)
+      last = b.matmul(c, std::min<std::uint32_t>(128, s.rows - kt * 128), s.tokens, n, kt == 0, acc,
+                      kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
+                      label(core, idx(name + ".z_mm", n0 / kBankColumns * k_tiles + kt)));
+    drains.push_back(b.compute(Engine::vector, OpKind::tensor_copy, c, n, s.tokens, {last}, "shared_proj",
+                               label(core, idx(name + ".z_part", n0 / kBankColumns)), true, &acc, Dtype::fp32));
+  }
+  return drains.size() == 1 ? drains[0]
+                            : b.compute(Engine::vector, OpKind::tensor_copy, c, 1, 1, drains, "shared_proj",
+                                        label(core, name + ".z_rows"));
 }
 
-// T = h_blocksᵀ B per token: h reshaped to [d, H/d x T] stationary per 128 (block, token) rows, B [d, K]
-// moving; drained to SBUF (GpSimd cannot read PSUM).
-OpId shared_table(DecodeContext& ctx, std::uint32_t core, OpId normed, OpId codebook, const std::string& name) {
+OpId z_to_columns(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, const Deps& ready, PsumPlan& plan,
+                  const std::string& name) {
   KernelBuilder& b = ctx.b;
-  std::uint8_t c = static_cast<std::uint8_t>(core);
-  std::uint32_t d = static_cast<std::uint32_t>(ctx.representation.d);
-  std::uint32_t K = static_cast<std::uint32_t>(ctx.representation.K);
-  std::uint32_t blocks = ctx.hidden / d * ctx.tokens;  // (block, token) rows
-  OpId reshaped = b.compute(Engine::vector, OpKind::tensor_copy, c, blocks, std::min<std::uint32_t>(d, 128),
+  const std::uint8_t c = static_cast<std::uint8_t>(core);
+  const std::uint32_t r = static_cast<std::uint32_t>(ctx.representation.r);
+  const std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(r, 128));
+  Accumulator acc = plan.open(PsumRole::layout, label(core, name + ".zT"));
+  OpId last = kNoOp;
+  for (std::uint32_t rt = 0; rt < r_tiles; ++rt)
+    last = b.transpose(c, s.tokens, std::min<std::uint32_t>(128, r - rt * 128), acc, ready, "shared_proj",
+                       label(core, idx(name + ".z_transpose", rt)));
+  return b.compute(Engine::vector, OpKind::tensor_copy, c, r_tiles * s.tokens, std::min<std::uint32_t>(128, r), {last},
+                   "shared_proj", label(core, name + ".z_drain"), true, &acc, Dtype::fp32);
+}
+
+OpId shared_table(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId codebook,
+                  PsumPlan& plan, const std::string& name) {
+  KernelBuilder& b = ctx.b;
+  const std::uint8_t c = static_cast<std::uint8_t>(core);
+  const std::uint32_t d = static_cast<std::uint32_t>(ctx.representation.d);
+  const std::uint32_t K = static_cast<std::uint32_t>(ctx.representation.K);
+  // h [128, H/128 x T] -> blocks [d, H/d x T]: d on partitions (a VectorE shuffle of this core's rows).
+  OpId reshaped = b.compute(Engine::vector, OpKind::tensor_copy, c, s.blocks * s.tokens, std::min<std::uint32_t>(d, 128),
                             {normed}, "shared_proj", label(core, name + ".h_blocks"));
+  const std::uint32_t tokens_per_bank = std::max<std::uint32_t>(1, kBankColumns / std::max<std::uint32_t>(K, 1));
   Deps drains;
-  for (std::uint32_t bt = 0; bt < ceil_div(blocks, 128); ++bt) {
-    for (std::uint32_t kt = 0; kt < ceil_div(K, kBankColumns); ++kt) {
-      Accumulator acc = b.open_accumulator(c, label(core, idx(name + ".T_acc", bt)));
-      std::uint32_t n = std::min<std::uint32_t>(kBankColumns, K - kt * kBankColumns);
-      OpId mm = b.matmul(c, std::min<std::uint32_t>(d, 128), std::min<std::uint32_t>(128, blocks - bt * 128), n, true, acc,
-                         {reshaped, codebook}, "shared_proj", label(core, idx(name + ".T_mm", bt)));
-      drains.push_back(b.compute(Engine::vector, OpKind::tensor_copy, c, n, std::min<std::uint32_t>(128, blocks - bt * 128),
-                                 {mm}, "shared_proj", label(core, idx(name + ".T_drain", bt)), true, &acc));
+  std::uint32_t n = 0;
+  for (std::uint32_t b0 = 0; b0 < s.blocks; b0 += 128) {
+    std::uint32_t m = std::min<std::uint32_t>(128, s.blocks - b0);
+    for (std::uint32_t t0 = 0; t0 < s.tokens; t0 += tokens_per_bank) {
+      std::uint32_t t1 = std::min(s.tokens, t0 + tokens_per_bank);
+      Accumulator acc = plan.open(PsumRole::table, label(core, idx(name + ".T_acc", n)));
+      OpId last = kNoOp;
+      for (std::uint32_t t = t0; t < t1; ++t)
+        last = b.matmul(c, std::min<std::uint32_t>(d, 128), m, std::min<std::uint32_t>(K, kBankColumns), true, acc,
+                        t == t0 ? Deps{reshaped, codebook} : Deps{}, "shared_proj", label(core, idx(name + ".T_mm", n * tokens_per_bank + t - t0)));
+      drains.push_back(b.compute(Engine::vector, OpKind::tensor_copy, c, (t1 - t0) * K, m, {last}, "shared_proj",
+                                 label(core, idx(name + ".T_drain", n)), true, &acc));
+      ++n;
     }
   }
   return drains.size() == 1 ? drains[0]

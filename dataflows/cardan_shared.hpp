@@ -1,18 +1,34 @@
-// The hybrid dataflow's shared, routing-independent projections on one core (docs/cardan.md): the partial
-// z = Dᵀh over this core's rows of D, and the table T = h_blocksᵀ B of every code word's dot product with every
-// block of h. Both land in SBUF in the layout the expert work reads.
+// The hybrid dataflow's shared, routing-independent projections on one core (docs/cardan.md): z = Dᵀh over the
+// rows of D this core holds, and the table T[b, k, t] = h_{b,t}ᵀ B_k of every code word with every block of h
+// this core holds and every one of its tokens. z is computed as rows [T, r] so that the partial sums the cores
+// exchange sit on T partitions, one contiguous run of r FP32 each (a descriptor apiece, not 128 descriptors of
+// a few bytes), then turned into [r, T], the stationary operand of C_eᵀz. T is written [b, k, t]: the tokens
+// of a block and code word are adjacent, so one index fetches the values of all the expert's tokens.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "dataflows/decode_context.hpp"
+#include "dataflows/psum_plan.hpp"
 
 namespace stasim {
 
-// Weight-stationary: D [128 of H, 128 of r] stationary, h moving; output [r, T] (FP32), drained to SBUF.
-OpId shared_z(DecodeContext& ctx, std::uint32_t core, std::uint32_t rows, OpId normed, OpId basis,
-              const std::string& name);
-// h reshaped to [d, H/d] stationary per 128 blocks, B [d, K] moving; drained to SBUF (GpSimd cannot read PSUM).
-OpId shared_table(DecodeContext& ctx, std::uint32_t core, OpId normed, OpId codebook, const std::string& name);
+struct SharedShape {
+  std::uint32_t rows = 0;    // rows of H (of D, of h) this core holds
+  std::uint32_t blocks = 0;  // rows / d: the blocks of h this core's table covers
+  std::uint32_t tokens = 1;  // the core's tokens
+};
+
+// Partial z rows [T, r] (FP32, SBUF): h [128 of H, T] stationary, D [128 of H, r] moving.
+OpId shared_z_rows(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
+                   const std::string& name);
+// z rows [T, r] (after `ready`) to [r, T] (FP32, SBUF): r/128 TensorE transposes and a drain.
+OpId z_to_columns(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, const Deps& ready, PsumPlan& plan,
+                  const std::string& name);
+// T [b, k, t]: per 128 blocks and token, h_blocks [d, 128 blocks] stationary and B [d, K] moving; one PSUM bank
+// holds 512 / K tokens' worth, drained (interleaved into [b, k, t]) to SBUF, where GpSimd reads it.
+OpId shared_table(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId codebook,
+                  PsumPlan& plan, const std::string& name);
 
 }  // namespace stasim

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "sim/core/schedule_graph.hpp"
 #include "workloads/routing.hpp"
 
 namespace stasim {
@@ -47,9 +48,16 @@ struct DataflowOptions {
   // `routing_seed`. The same routing applies to every MoE layer of the step.
   std::shared_ptr<const RoutingTrace> routes;
   std::uint64_t routing_seed = 0;
-  // All-experts mode when B·k/E reaches this (hardware-facts.md §5 DEFAULT_SELECTIVE_LOADING_THRESHOLD);
-  // <= 0 keeps selective loading at every batch.
-  double all_experts_threshold = 1.0;
+  // All-experts mode (nki-library all_expert_impl.py: every expert once over all tokens, the routing as an
+  // affinity mask) only when asked; NxDI's automatic switch at B·k/E >= 1 is not modelled: the study loads only
+  // the activated experts at every batch size.
+  bool all_experts = false;
+  // Static weights issued as early as the SBUF regions allow (DecodeContext::static_deps), not at the layer input.
+  bool prefetch_static = true;
+  // Who writes the descriptors of the routed experts' loads (their addresses come from the router's indices in
+  // SBUF): hardware DGE where the core has it (nki-library mlp_tkg loads expert weights with dge_mode.hwdge),
+  // else GpSimd; `swdge` forces GpSimd (gate_up_projection_mx_shard_H's MX loads), competing with the gathers.
+  bool routed_swdge = false;
 };
 
 }  // namespace stasim

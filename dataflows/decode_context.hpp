@@ -32,6 +32,15 @@ struct DecodeContext {
   std::vector<OpId> h_ready;  // per core: the op after which the layer input is available
   ExpertGroups experts;       // the routed experts every MoE layer of the step runs, with their tokens
 
+  // Static weights (attention weights and KV cache, router weights, B and D, shared experts, Mamba state):
+  // with prefetch they are issued as soon as the SBUF region they take is free, i.e. once the static weights
+  // of the layer before the previous one (the other region holds the previous layer's) have been read, which
+  // puts them on the DMA queues right behind the previous layer's routed experts. Without, at the layer input.
+  void begin_layer(std::int64_t layer);
+  Deps static_deps(std::uint32_t core) const;
+  // `op` reads this layer's static weights last on `core` (its region is free once all such ops ran).
+  void static_read(std::uint32_t core, OpId op);
+
   // Throws InputError when the routing does not fit the model or the batch.
   DecodeContext(const ModelSpec& m, const Deployment& d, const Representation& r, const HardwareConfig& h,
                 const DataflowOptions& o, KernelBuilder& builder);
@@ -46,8 +55,20 @@ struct DecodeContext {
     if (options.pretiled_weights || slice_bytes >= row_bytes) return 0;
     return static_cast<std::uint32_t>(slice_bytes);
   }
+  // The descriptor mode of a routed expert's loads (dynamic addresses): see DataflowOptions::routed_swdge.
+  DgeMode routed_dge() const {
+    return options.routed_swdge || hw.dma.hwdge_instances == 0 ? DgeMode::swdge : DgeMode::hwdge;
+  }
+  // The DMA queue of cross-core exchanges (nki.isa.sendrecv): one of its own, so an exchange never waits in a
+  // queue behind weight loads issued ahead of it, nor holds them up.
+  int exchange_queue() const { return static_cast<int>(hw.dma.queues) - 1; }
   // Bytes of the hidden state of the batch: [H, T] in BF16.
   std::uint64_t hidden_bytes() const { return std::uint64_t(hidden) * tokens * 2; }
+
+ private:
+  std::int64_t layer_ = 0;
+  std::vector<Deps> static_gate_;       // per core: deps of this layer's static loads
+  std::vector<Deps> static_readers_[2];  // per region (layer parity), per core
 };
 
 // "c1.e5." — the core and block part of an op label.

@@ -17,6 +17,7 @@ DecodeGraph build_decode_step(const ModelSpec& model, const Deployment& deployme
   ctx.h_ready = embedding(ctx);
   for (std::int64_t layer = 0; layer < layers; ++layer) {
     builder.set_prefix("L" + std::to_string(layer) + ".");
+    ctx.begin_layer(layer);
     LayerSpan span;
     span.layer = layer;
     span.kind = model.layer_kind(layer);

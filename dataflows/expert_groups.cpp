@@ -1,26 +1,80 @@
 #include "dataflows/expert_groups.hpp"
 
-#include "workloads/alignment.hpp"
+#include <algorithm>
+#include <map>
+
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 
-ExpertGroups group_experts(const RoutingTrace& trace, double threshold) {
+ShardOn choose_shard(std::uint32_t tokens, const ShardingInputs& in) {
+  // selective_expert_impl.py: shard_on_T is disabled for T == 1 and for H * I >= 3072 * 1536.
+  if (in.all_experts || tokens <= 1 || in.cores <= 1) return ShardOn::hidden;
+  if (in.hidden * in.intermediate_rank >= 3072ull * 1536ull) return ShardOn::hidden;
+  return ShardOn::tokens;
+}
+
+ExpertGroups group_experts(const RoutingTrace& trace, const ShardingInputs& in) {
   ExpertGroups out;
-  double load = static_cast<double>(trace.tokens) * static_cast<double>(trace.top_k) / static_cast<double>(trace.experts);
-  out.block_size = reference_block_size(trace.routes(), trace.experts);
-  Alignment a = align_routes(trace, out.block_size, AlignmentOrder::canonical);
-  if (threshold > 0 && load >= threshold) {
-    out.all_experts = true;
-    for (std::int32_t e = 0; e < trace.experts; ++e)
-      out.groups.push_back({e, static_cast<std::uint32_t>(a.expert_count[static_cast<std::size_t>(e)]),
-                            static_cast<std::uint32_t>(trace.tokens)});
+  const std::uint32_t tokens = static_cast<std::uint32_t>(trace.tokens);
+  const std::uint32_t cores = std::max<std::uint32_t>(in.cores, 1);
+  out.step_tokens = tokens;
+  out.all_experts = in.all_experts;
+  out.shard = choose_shard(tokens, in);
+  std::vector<char> used(static_cast<std::size_t>(std::max<std::int64_t>(trace.experts, 0)), 0);
+  for (std::int64_t t = 0; t < trace.tokens; ++t)
+    for (std::int64_t k = 0; k < trace.top_k; ++k) used[static_cast<std::size_t>(trace.expert_of(std::int64_t(t) * trace.top_k + k))] = 1;
+  out.distinct = static_cast<std::uint32_t>(std::count(used.begin(), used.end(), 1));
+  if (in.all_experts) {
+    if (out.distinct == 0)
+      throw InputError("--all-experts: the routing names no expert, so there is nothing to mask the experts with");
+    // all_expert_impl.py: every local expert once, over all T tokens, the routing applied as an affinity mask.
+    out.distinct = static_cast<std::uint32_t>(trace.experts);
+    for (std::uint32_t c = 0; c < cores; ++c) {
+      CoreExperts ce;
+      ce.first_token = 0;
+      ce.tokens = tokens;
+      for (std::int32_t e = 0; e < trace.experts; ++e) ce.groups.push_back({e, tokens});
+      out.cores.push_back(std::move(ce));
+    }
+    out.step = out.cores[0].groups;
     return out;
   }
-  for (std::int32_t e = 0; e < trace.experts; ++e) {
-    std::int64_t count = a.expert_count[static_cast<std::size_t>(e)];
-    if (count == 0) continue;
-    std::int64_t padded = (count + out.block_size - 1) / out.block_size * out.block_size;
-    out.groups.push_back({e, static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(padded)});
+  std::map<std::int32_t, std::uint32_t> step_group;
+  for (std::int64_t t = 0; t < trace.tokens; ++t)
+    for (std::int64_t k = 0; k < trace.top_k; ++k) {
+      std::int32_t e = static_cast<std::int32_t>(trace.expert_of(t * trace.top_k + k));
+      auto it = step_group.find(e);
+      if (it == step_group.end()) {
+        it = step_group.emplace(e, static_cast<std::uint32_t>(out.step.size())).first;
+        out.step.push_back({e, 0});
+      }
+      ++out.step[it->second].tokens;
+    }
+  for (std::uint32_t c = 0; c < cores; ++c) {
+    CoreExperts ce;
+    if (out.shard == ShardOn::tokens) {
+      // For odd T core 0 gets T/2 (rounded down) and core 1 the rest, as the kernel splits.
+      std::uint32_t base = tokens / cores;
+      ce.first_token = base * c;
+      ce.tokens = c + 1 == cores ? tokens - base * (cores - 1) : base;
+    } else {
+      ce.first_token = 0;
+      ce.tokens = tokens;
+    }
+    std::map<std::int32_t, std::uint32_t> group_of;
+    for (std::uint32_t t = ce.first_token; t < ce.first_token + ce.tokens; ++t)
+      for (std::int64_t k = 0; k < trace.top_k; ++k) {
+        std::int32_t e = static_cast<std::int32_t>(trace.expert_of(std::int64_t(t) * trace.top_k + k));
+        auto it = group_of.find(e);
+        if (it == group_of.end()) {
+          it = group_of.emplace(e, static_cast<std::uint32_t>(ce.groups.size())).first;
+          ce.groups.push_back({e, 0});
+        }
+        ++ce.groups[it->second].tokens;
+        ce.routes.push_back({t, it->second});
+      }
+    out.cores.push_back(std::move(ce));
   }
   return out;
 }

@@ -1,8 +1,12 @@
-// The routed experts of one decode step and the tokens each serves. Selective mode: the union of the batch's
-// activated experts, each loaded once, its tokens grouped with the route alignment of workloads/alignment.hpp
-// (reference block size, canonical order) so its padded row count is the token (free) dimension of its matmuls.
-// All-experts mode (hardware-facts.md §5: B·k/E >= DEFAULT_SELECTIVE_LOADING_THRESHOLD = 1.0): every expert is
-// loaded once and computes all B tokens, the routing applied as an affinity mask.
+// The routed work of one decode step, split over the physical cores of a rank as nki-library's MoE decode
+// kernels split it (core/moe/moe_tkg/selective_expert_impl.py, all_expert_impl.py):
+// - selective mode, one token: the cores split H (each loads its H-contiguous half of every activated expert;
+//   the partial gate/up sums are exchanged);
+// - selective mode, several tokens: the cores split the tokens (core 0 the first T/2, core 1 the rest), each
+//   runs its tokens' routes over the full H (`shard_on_T`; the kernel falls back to H when H·I >= 3072·1536);
+// - all-experts mode, only on request (`--all-experts`): every expert once over all T tokens, H split.
+// The selective kernel loops over (token, k); a dataflow that shares an expert between the tokens of a core
+// (the hybrid's J_e, C_e and W_down) uses the groups: one per distinct expert of the core, with its tokens.
 #pragma once
 
 #include <cstdint>
@@ -12,21 +16,50 @@
 
 namespace stasim {
 
+enum class ShardOn : std::uint8_t { hidden, tokens };
+
 struct ExpertGroup {
   std::int32_t expert = 0;
-  std::uint32_t tokens = 0;         // tokens routed to this expert (what its gathers select for)
-  std::uint32_t padded_tokens = 0;  // free dimension of its matmuls: tokens rounded up to whole blocks (all B in
-                                    // all-experts mode, where the routing is an affinity mask)
+  std::uint32_t tokens = 0;  // T_e: this core's tokens routed to the expert (all of the core's in all-experts mode)
+};
+
+// One route of the selective loop: token `token` (index in the step) picks group `group` of its core.
+struct Route {
+  std::uint32_t token = 0;
+  std::uint32_t group = 0;
+};
+
+struct CoreExperts {
+  std::uint32_t first_token = 0;  // the core's tokens: [first_token, first_token + tokens)
+  std::uint32_t tokens = 0;
+  std::vector<ExpertGroup> groups;  // distinct experts of the core's tokens, in the order the loop first meets them
+  std::vector<Route> routes;        // (token, k) in the kernel's loop order (empty in all-experts mode)
 };
 
 struct ExpertGroups {
-  std::vector<ExpertGroup> groups;  // by expert id
+  ShardOn shard = ShardOn::hidden;
   bool all_experts = false;
-  std::int64_t block_size = 0;      // alignment block (selective mode)
-  std::uint32_t size() const { return static_cast<std::uint32_t>(groups.size()); }
+  std::uint32_t step_tokens = 0;   // B
+  std::uint32_t distinct = 0;      // distinct experts of the whole step
+  std::vector<CoreExperts> cores;  // one per physical core of the rank
+  std::vector<ExpertGroup> step;   // the step's distinct experts with all their tokens (a batched-matmul lowering)
+  // Experts loaded per core per MoE layer (routes for a (token, expert) loop, groups for a shared-expert loop).
+  std::uint32_t size() const { return distinct; }
 };
 
-// Groups a step's routing. `threshold` is the all-experts switch on B·k/E (<= 0 never switches).
-ExpertGroups group_experts(const RoutingTrace& trace, double threshold);
+struct ShardingInputs {
+  std::uint32_t cores = 2;
+  std::uint64_t hidden = 0;             // H
+  std::uint64_t intermediate_rank = 0;  // I per rank (the kernel's I)
+  bool all_experts = false;
+};
+
+// Splits a step's routing over the cores. Throws InputError when all-experts mode is asked of a routing that
+// names no expert.
+ExpertGroups group_experts(const RoutingTrace& trace, const ShardingInputs& in);
+
+// The kernel's choice (selective_expert_impl.py): tokens are split unless there is one token or the
+// projection is large (H·I >= 3072·1536, NKL-1013); all-experts mode always splits H.
+ShardOn choose_shard(std::uint32_t tokens, const ShardingInputs& in);
 
 }  // namespace stasim

@@ -155,6 +155,14 @@ Accumulator KernelBuilder::open_accumulator(std::uint8_t core, const std::string
   return acc;
 }
 
+Accumulator KernelBuilder::open_accumulator_at(std::uint8_t core, std::uint32_t bank, const std::string& name) {
+  Accumulator acc;
+  acc.core = core;
+  acc.bank = static_cast<std::int8_t>(bank % hw_.psum.banks);
+  acc.group = graph_.new_psum_group(core, acc.bank, prefix_ + name);
+  return acc;
+}
+
 void KernelBuilder::release(OpId drain, const Accumulator& acc) {
   graph_.mutable_op(drain).releases_psum_bank = acc.bank;
   graph_.set_release(acc.group, drain);

@@ -62,6 +62,8 @@ class KernelBuilder {
   // later groups are issued, e.g. a down projection accumulated across experts) takes its bank out of the
   // rotation until its release is emitted, so no later group waits on a release issued after it.
   Accumulator open_accumulator(std::uint8_t core, const std::string& name, bool long_lived = false);
+  // A new accumulation group on a bank the caller assigned (a static per-role PSUM plan, as NKI allocates).
+  Accumulator open_accumulator_at(std::uint8_t core, std::uint32_t bank, const std::string& name);
   void release(OpId drain, const Accumulator& acc);
 
   // An SBUF buffer of `core`; use() ties ops to it (its lifetime spans the ops that use it).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dataflows/sbuf_budget.hpp"
 #include "dataflows/weight_ring.hpp"
 
 namespace stasim {
@@ -66,7 +67,7 @@ std::vector<OpId> finish_block(DecodeContext& ctx, const std::vector<OpId>& part
   OpId summed = partial[0];
   for (std::uint32_t c = 1; c < ctx.lnc; ++c) {
     OpId send = b.dma(static_cast<std::uint8_t>(c), std::uint64_t(ctx.hidden) * ctx.tokens * 4, 128, Location::sbuf,
-                      Location::peer, {partial[c]}, "combine", label(c, block + ".to_core0"), -1, 0);
+                      Location::peer, {partial[c]}, "combine", label(c, block + ".to_core0"), ctx.exchange_queue(), 0);
     summed = b.compute(Engine::vector, OpKind::tensor_tensor, 0, free, 128, {summed, send}, "combine",
                        label(0, block + ".sum_core" + std::to_string(c)), false, nullptr, Dtype::fp32);
   }
@@ -111,19 +112,22 @@ std::vector<OpId> attention_block(DecodeContext& ctx, std::int64_t layer) {
     std::uint64_t group = std::max<std::uint64_t>(1, ceil_div(std::max<std::uint64_t>(q_heads, 1), kv_groups));
 
     OpId norm = rms_norm(ctx, c, {ctx.h_ready[c]}, phase, "attn.norm");
-    // Weights stream through a ring of [rows, 512]-column chunks: W_qkv [H, qkv], W_o [q_heads x o_in_dim, H].
+    // Weights stream through a ring of [rows, 512]-column chunks: W_qkv [H, qkv], W_o [q_heads x o_in_dim, H],
+    // all resident when the static region holds them. Static: issued before the layer input when prefetched.
+    Deps statics = ctx.static_deps(c);
+    std::uint32_t weight_chunks = static_cast<std::uint32_t>(ceil_div(qkv_cols, kBankColumns) + ceil_div(ctx.hidden, kBankColumns));
     WeightRing ring(ctx, c, "attn.w", std::max(chunk_bytes(ctx.hidden), chunk_bytes(std::max<std::uint64_t>(q_heads * o_in_dim, 1))),
-                    0, 0.4);
+                    weight_chunks, kStaticShare);
     std::uint32_t kv_buf = b.buffer(core, label(c, "attn.kv"), ceil_div(std::max<std::uint64_t>(kv_bytes, 1), 128));
     std::vector<OpId> kv_loads;
     for (int part = 0; part < (mla ? 1 : 2); ++part) {
       OpId l = b.dma(core, std::max<std::uint64_t>(kv_bytes / (mla ? 1 : 2), 1), 128, Location::hbm, Location::sbuf,
-                     {ctx.h_ready[c]}, phase, label(c, part == 0 ? "attn.load_k" : "attn.load_v"));
+                     statics, phase, label(c, part == 0 ? "attn.load_k" : "attn.load_v"));
       b.use(l, kv_buf);
       kv_loads.push_back(l);
     }
     std::vector<OpId> qkv = streamed_projection(ctx, core, ctx.hidden, qkv_cols, qkv_cols * ctx.lnc, {norm},
-                                                {ctx.h_ready[c]}, ring, phase, "attn.qkv");
+                                                statics, ring, phase, "attn.qkv");
     OpId rope = b.compute(Engine::vector, OpKind::tensor_tensor, core, static_cast<std::uint32_t>(qkv_cols),
                           ctx.tokens, qkv, phase, label(c, "attn.rope"));
     // The new token's keys and values go back to the cache.
@@ -174,11 +178,12 @@ std::vector<OpId> attention_block(DecodeContext& ctx, std::int64_t layer) {
     // Output projection: the heads' outputs (contraction q_heads x o_in_dim) by W_o streamed, partial over cores.
     // W_o rows are the heads' dimensions: this core's heads are whole rows, contiguous.
     std::vector<OpId> out = q_heads > 0 ? streamed_projection(ctx, core, q_heads * o_in_dim, ctx.hidden, ctx.hidden, head_outputs,
-                                                              {ctx.h_ready[c]}, ring, phase, "attn.o")
+                                                              statics, ring, phase, "attn.o")
                                         : std::vector<OpId>{norm};
     partial[c] = out.size() == 1 ? out[0]
                                  : b.compute(Engine::vector, OpKind::tensor_copy, core, 1, 1, out, phase, label(c, "attn.out"));
     b.use(partial[c], kv_buf);
+    ctx.static_read(c, partial[c]);
   }
   return finish_block(ctx, partial, "attn");
 }
@@ -199,10 +204,13 @@ std::vector<OpId> mamba_block(DecodeContext& ctx, std::int64_t layer) {
     std::uint64_t in_cols = ctx.share(in_cols_rank, c), inner = ctx.share(inner_rank, c), heads = ctx.share(heads_rank, c);
     std::uint64_t state_bytes = heads * s.head_dim * s.state * 4;  // FP32 recurrent state
     OpId norm = rms_norm(ctx, c, {ctx.h_ready[c]}, phase, "mamba.norm");
-    WeightRing ring(ctx, c, "mamba.w", std::max(chunk_bytes(ctx.hidden), chunk_bytes(std::max<std::uint64_t>(inner, 1))), 0, 0.4);
-    OpId st = b.dma(core, std::max<std::uint64_t>(state_bytes, 1), 128, Location::hbm, Location::sbuf, {ctx.h_ready[c]},
+    Deps statics = ctx.static_deps(c);
+    std::uint32_t chunks = static_cast<std::uint32_t>(ceil_div(in_cols, kBankColumns) + ceil_div(ctx.hidden, kBankColumns));
+    WeightRing ring(ctx, c, "mamba.w", std::max(chunk_bytes(ctx.hidden), chunk_bytes(std::max<std::uint64_t>(inner, 1))), chunks,
+                    kStaticShare);
+    OpId st = b.dma(core, std::max<std::uint64_t>(state_bytes, 1), 128, Location::hbm, Location::sbuf, statics,
                     phase, label(c, "mamba.load_state"));
-    std::vector<OpId> x = streamed_projection(ctx, core, ctx.hidden, in_cols, in_cols_rank, {norm}, {ctx.h_ready[c]}, ring,
+    std::vector<OpId> x = streamed_projection(ctx, core, ctx.hidden, in_cols, in_cols_rank, {norm}, statics, ring,
                                               phase, "mamba.in");
     OpId conv = b.compute(Engine::vector, OpKind::tensor_tensor, core,
                           static_cast<std::uint32_t>(std::max<std::int64_t>(s.conv_kernel, 1) * in_cols), ctx.tokens,
@@ -222,13 +230,15 @@ std::vector<OpId> mamba_block(DecodeContext& ctx, std::int64_t layer) {
     OpId gate = b.compute(Engine::vector, OpKind::tensor_tensor, core, static_cast<std::uint32_t>(std::max<std::uint64_t>(inner, 1)),
                           ctx.tokens, {readout}, phase, label(c, "mamba.gate"));
     std::vector<OpId> out = streamed_projection(ctx, core, std::max<std::uint64_t>(inner, 1), ctx.hidden, ctx.hidden, {gate},
-                                                {ctx.h_ready[c]}, ring, phase, "mamba.out");
+                                                statics, ring, phase, "mamba.out");
     partial[c] = b.compute(Engine::vector, OpKind::tensor_copy, core, 1, 1, out, phase, label(c, "mamba.done"));
+    ctx.static_read(c, partial[c]);
   }
   return finish_block(ctx, partial, "mamba");
 }
 
-std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& normed, const std::vector<OpId>& fused_scores) {
+std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& normed, const std::vector<OpId>& fused_scores,
+                               const std::vector<Deps>& load_deps) {
   KernelBuilder& b = ctx.b;
   const ModelSpec& m = ctx.model;
   const char* phase = "router";
@@ -241,15 +251,17 @@ std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& norm
       scores[c] = fused_scores[c];
     } else {
     // The router runs in FP32 (hardware-facts.md §5: Qwen3-MoE router in FP32): its own weights, 4 bytes each.
-    WeightRing ring(ctx, c, "router.w", chunk_bytes(ctx.hidden, std::max<std::uint32_t>(cols, 1), 4), 0, 0.2);
+    WeightRing ring(ctx, c, "router.w", chunk_bytes(ctx.hidden, std::max<std::uint32_t>(cols, 1), 4),
+                    static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(cols, 1), kBankColumns)), kStaticShare / 2);
     std::vector<OpId> drains = streamed_projection(ctx, core, ctx.hidden, std::max<std::uint32_t>(cols, 1), experts, {normed[c]},
-                                                   {ctx.h_ready[c]}, ring, phase, "router.scores", Dtype::fp32);
+                                                   load_deps.empty() ? ctx.static_deps(c) : load_deps[c], ring, phase,
+                                                   "router.scores", Dtype::fp32);
     scores[c] = drains.back();
     }
     // Each core scored its share of the experts; the cores exchange them (sendrecv) to rank all E.
     if (ctx.lnc > 1)
       sent[c] = b.dma(core, std::uint64_t(std::max<std::uint32_t>(cols, 1)) * ctx.tokens * 4, ctx.tokens, Location::sbuf,
-                      Location::peer, {scores[c]}, phase, label(c, "router.exchange"), -1,
+                      Location::peer, {scores[c]}, phase, label(c, "router.exchange"), ctx.exchange_queue(),
                       static_cast<std::uint8_t>((c + 1) % ctx.lnc));
   }
   for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
@@ -287,7 +299,7 @@ void lm_head(DecodeContext& ctx) {
     std::uint64_t cols = ctx.share(vocab_rank, c);
     OpId norm = rms_norm(ctx, c, {ctx.h_ready[c]}, phase, "final_norm");
     // Four chunks in flight; each chunk's logits go straight from PSUM into a running arg-max (max8).
-    WeightRing ring(ctx, c, "lm_head.w", chunk_bytes(ctx.hidden), 4, 0.5);
+    WeightRing ring(ctx, c, "lm_head.w", chunk_bytes(ctx.hidden), 4, kLmHeadShare);
     std::vector<OpId> maxes = streamed_projection(ctx, c, ctx.hidden, cols, vocab_rank, {norm}, {ctx.h_ready[c]}, ring,
                                                   phase, "lm_head", Dtype::bf16, OpKind::tensor_reduce);
     done[c] = ctx.b.compute(Engine::vector, OpKind::tensor_reduce, core, static_cast<std::uint32_t>(8 * maxes.size()),

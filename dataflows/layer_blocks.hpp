@@ -23,8 +23,9 @@ std::vector<OpId> mamba_block(DecodeContext& ctx, std::int64_t layer);
 
 // The router on every core: the ops after which each core knows the activated experts and their affinities.
 // `fused_scores` (per core, when not empty): the scores came out of a fused projection; no router matmul.
+// `load_deps` (per core): what its weight loads wait for (default: the static weights' prefetch point).
 std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& normed,
-                               const std::vector<OpId>& fused_scores = {});
+                               const std::vector<OpId>& fused_scores = {}, const std::vector<Deps>& load_deps = {});
 
 // Token embedding: one row per token gathered from HBM on every core.
 std::vector<OpId> embedding(DecodeContext& ctx);

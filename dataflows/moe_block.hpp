@@ -1,12 +1,14 @@
 // The MoE block of a layer, common to every dataflow: RMSNorm, router, the always-on MLPs (shared experts,
 // Gemma 4's parallel dense MLP), the dataflow's routed-expert work on every physical core, and the epilogue
-// (cross-core sum, TP all-reduce, residual). Also the dense-MLP block of a dense layer.
+// (cross-core sum, TP all-reduce, residual). With shared experts and no projection fusion the router and the
+// shared experts are kernels of their own (KernelBoundary). Also the dense-MLP block of a dense layer.
 #pragma once
 
 #include <functional>
 #include <vector>
 
 #include "dataflows/expert_ffn.hpp"
+#include "dataflows/down_combiner.hpp"
 
 namespace stasim {
 
@@ -22,12 +24,13 @@ using RoutedExperts = std::function<void(DecodeContext&, const MoeInputs&, std::
 std::vector<OpId> moe_block(DecodeContext& ctx, std::int64_t layer, const RoutedExperts& routed);
 std::vector<OpId> dense_mlp_block(DecodeContext& ctx, std::int64_t layer);
 
-// A dense (BF16) MLP with intermediate `i_cols` on `core` whose weights are loaded without waiting for routing.
-// `i_rank` is the rank's intermediate size (the width of the weight rows this core slices).
-void dense_mlp(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, std::uint64_t i_rank, OpId normed,
-               DownCombiner& combiner, const std::string& name);
+// A dense (BF16) MLP with intermediate `i_cols` on `core` (the rank's `i_rank` split over the cores, as the
+// compiler lowers it), its weights loaded after `load_deps`; adds y to `combiner`. Returns its weights' last
+// reader.
+OpId dense_mlp(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, std::uint64_t i_rank, OpId normed,
+               const Deps& load_deps, DownCombiner& combiner, const std::string& name);
 
-// The dense megakernel's routed experts: weights streamed after routing, `weight_buffers` slots.
+// The dense megakernel's routed experts: nki-library's selective-expert loop (dense_moe.cpp).
 void dense_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
 // The hybrid LR+VQ dataflow of docs/cardan.md, every mechanism switchable through DataflowOptions.
 void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);

@@ -22,10 +22,10 @@ WeightRing::WeightRing(DecodeContext& ctx, std::uint32_t core, const std::string
 }
 
 OpId WeightRing::load(std::uint64_t bytes, std::uint32_t partitions, std::uint32_t contiguous, Deps deps,
-                      const char* phase, const std::string& name) {
+                      const char* phase, const std::string& name, DgeMode dge) {
   Slot& slot = slots_[next_];
   deps.push_back(slot.last_reader);
-  OpId id = ctx_.b.dma(core_, bytes, partitions, Location::hbm, Location::sbuf, deps, phase, name, -1, 0, contiguous);
+  OpId id = ctx_.b.dma(core_, bytes, partitions, Location::hbm, Location::sbuf, deps, phase, name, -1, 0, contiguous, dge);
   ctx_.b.use(id, slot.buffer);
   slot.current_load = id;
   slot.last_reader = id;

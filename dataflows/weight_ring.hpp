@@ -19,8 +19,9 @@ class WeightRing {
   WeightRing(DecodeContext& ctx, std::uint32_t core, const std::string& name, std::uint64_t slot_bytes,
              std::uint32_t wanted, double budget_share);
 
+  // `dge`: the transfer's descriptor mode (dynamic addresses of routed experts need hwdge or swdge).
   OpId load(std::uint64_t bytes, std::uint32_t partitions, std::uint32_t contiguous, Deps deps, const char* phase,
-            const std::string& label);
+            const std::string& label, DgeMode dge = DgeMode::static_);
   // Marks `reader` as a reader of the chunk `load` brought in (the last one registered frees the slot).
   void read_by(OpId load, OpId reader);
   std::uint32_t slots() const { return static_cast<std::uint32_t>(slots_.size()); }

@@ -4,6 +4,7 @@
 // round-trip through HBM), and nothing is fetched across the routing boundary: the top-k result goes to HBM and
 // is read back before the first expert weight is requested.
 #include "dataflows/moe_block.hpp"
+#include "dataflows/sbuf_budget.hpp"
 
 namespace stasim {
 namespace {
@@ -24,16 +25,19 @@ class XlaCore {
     if (i_cols_ == 0) return;
     const ModelSpec& m = ctx_.model;
     std::uint32_t per_expert = static_cast<std::uint32_t>((m.gated ? 2 : 1) * ceil_div(i_cols_, 512) + ceil_div(i_cols_, kDownRowsPerChunk));
-    WeightRing ring(ctx_, core_, "experts.w", expert_chunk_bytes(ctx_, i_cols_), 2 * per_expert, 0.6);
+    WeightRing ring(ctx_, core_, "experts.w", expert_chunk_bytes(ctx_, i_cols_), 2 * per_expert, kExpertWeightShare);
     // The router's outputs (normalized hidden, expert ids and affinities) leave the router kernel through HBM.
     OpId h = round_trip(ctx_.hidden_bytes(), in_.normed[core_], "moe.normed");
     OpId route = round_trip(std::uint64_t(ctx_.tokens) * ctx_.model.top_k * 8, in_.topk[core_], "moe.routes");
     OpId prev = route;
     Deps after_route{h, route};
     OpId sum = kNoOp;
-    for (std::uint32_t e = 0; e < ctx_.experts.size(); ++e) {
+    // The compiler lowers the routed experts as one batched matmul chain per distinct expert of the step, over
+    // the tokens routed to it.
+    const std::vector<ExpertGroup>& experts = ctx_.experts.step;
+    for (std::uint32_t e = 0; e < experts.size(); ++e) {
       std::string en = "e" + std::to_string(e);
-      std::uint32_t T = ctx_.experts.groups[e].padded_tokens;
+      std::uint32_t T = experts[e].tokens;
       std::uint64_t act_bytes = std::uint64_t(T) * i_cols_ * 2;
       // gate and up: one kernel each, output [T, I_c] to HBM.
       OpId gate_out = kNoOp;
@@ -54,9 +58,14 @@ class XlaCore {
       prev = spill(act_bytes, {p_t}, en + ".p");
       // down kernel: reads p^T back, y_e = W_downᵀ p to HBM.
       OpId p_in = reload(act_bytes, std::min<std::uint32_t>(128, i_cols_), {prev}, en + ".p");
-      std::vector<OpId> down_w = load_down(ctx_, core_, i_cols_, ring, {prev}, "down", en);
-      DownCombiner down(ctx_, core_, en + ".down_kernel");
-      down.add_expert(i_cols_, p_in, down_w, ring, en, T);
+      std::vector<OpId> down_w = load_down(ctx_, core_, i_cols_, ring, {prev}, "down", en, ctx_.routed_dge());
+      DownCombiner down(ctx_, core_, en + ".down_kernel", ctx_.hidden, T);
+      DownInput d;
+      d.i_cols = i_cols_;
+      d.tokens = T;
+      d.p_ready = p_in;
+      d.weights = down_weights(down_w, ring);
+      down.add_expert(d, en);
       std::uint64_t y_bytes = std::uint64_t(ctx_.hidden) * ctx_.tokens * 4;
       prev = spill(y_bytes, {down.finish()}, en + ".y");
       // combine kernel: sum += a_e y_e, both read from HBM, the sum written back.
@@ -83,7 +92,7 @@ class XlaCore {
 
   // One gate or up kernel: weights loaded once the kernel starts, matmuls, drained and written to HBM.
   OpId projection_kernel(WeightRing& ring, const std::string& name, std::uint32_t T, const Deps& start) {
-    std::vector<OpId> w = load_projection(ctx_, core_, i_cols_, i_rank_, ring, start, "gate_up", name);
+    std::vector<OpId> w = load_projection(ctx_, core_, i_cols_, i_rank_, ring, start, "gate_up", name, 0, ctx_.routed_dge());
     ProjectionOut out = dense_projection(ctx_, core_, i_cols_, start, w, ring, "gate_up", name, T);
     Deps drains;
     for (std::size_t nt = 0; nt < out.accs.size(); ++nt) {

@@ -48,6 +48,10 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_flag("--no-batch-gathers", r.no_batch_gathers, "one GpSimd gather per expert and projection");
   sub->add_flag("--no-joint-psum", r.no_joint_psum, "VQ and LR parts each go through SBUF before the add");
   sub->add_flag("--no-overlap", r.no_overlap, "no prefetch across the three overlap windows");
+  sub->add_flag("--all-experts", r.all_experts,
+                "run every expert once over all tokens (routing as an affinity mask) instead of the activated ones");
+  sub->add_flag("--routed-swdge", r.routed_swdge,
+                "the routed experts' weight loads get their descriptors from GpSimd (software DGE) instead of the hardware DGE");
   sub->add_flag("--fuse-projections", r.fuse_projections,
                 "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
   sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");

@@ -3,6 +3,7 @@
 // intervals with at least one transfer in flight.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <utility>
 #include <vector>

@@ -119,6 +119,11 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.options.layers = req.layers;
   run.options.routing_seed = req.routing_seed;
   run.options.fuse_projections = req.fuse_projections;
+  run.options.all_experts = req.all_experts;
+  run.options.routed_swdge = req.routed_swdge;
+  if (req.all_experts && run.model.experts <= 0)
+    throw InputError("--all-experts: " + run.model.name + " has no routed experts (dataflow " + req.dataflow +
+                     " runs none), so there is no expert loop to run over all experts");
   if (req.fuse_projections && run.model.shared_experts == 0)
     throw InputError("--fuse-projections: nothing fuses on " + run.model.name +
                      ": fusion joins the router with shared-expert projections that read the same hidden state, "
@@ -213,6 +218,9 @@ nlohmann::json decode_json(const DecodeRun& run) {
   doc["deployment"] = {{"tp", run.deployment.tp}, {"lnc", run.deployment.lnc}, {"batch", run.deployment.batch},
                        {"context", run.deployment.context_tokens}};
   doc["layers"] = run.decode.layers.size();
+  doc["experts"] = {{"mode", run.decode.experts.all_experts ? "all" : "selective"},
+                    {"cores_split", run.decode.experts.shard == ShardOn::tokens ? "tokens" : "hidden"},
+                    {"distinct", run.decode.experts.size()}};
   doc["tpot_us"] = us3(r.total_ps);
   doc["us_per_token"] = us3(r.total_ps / std::max<std::int64_t>(run.deployment.batch, 1));
   doc["tokens_per_s"] = r.total_ps > 0 ? run.deployment.batch * 1e12 / static_cast<double>(r.total_ps) : 0.0;
@@ -273,9 +281,11 @@ void print_decode(std::ostream& out, const DecodeRun& run) {
                 run.deployment.batch * 1e12 / static_cast<double>(std::max<Picoseconds>(r.total_ps, 1)), moe_block_us(run));
   out << line;
   if (run.deployment.batch > 1 || run.decode.experts.all_experts) {
-    std::snprintf(line, sizeof line, "batch %lld: %.3f us per token; %u experts per MoE layer loaded once (%s)\n",
+    const ExpertGroups& ex = run.decode.experts;
+    std::snprintf(line, sizeof line, "batch %lld: %.3f us per token; %s, cores split %s; %u distinct experts per MoE layer\n",
                   static_cast<long long>(run.deployment.batch), us(r.total_ps) / static_cast<double>(run.deployment.batch),
-                  run.decode.experts.size(), run.decode.experts.all_experts ? "all-experts mode" : "union of the batch's routes");
+                  ex.all_experts ? "all-experts mode (every expert over all tokens)" : "selective: each core loops over its (token, expert) routes",
+                  ex.shard == ShardOn::tokens ? "the tokens" : "H", ex.size());
     out << line;
   }
   std::snprintf(line, sizeof line, "storage %.4f bits/weight, gate/up %.3fx smaller than BF16\n",

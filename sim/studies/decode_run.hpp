@@ -29,6 +29,8 @@ struct RunRequest {
   std::string routes;                 // batched decode: routing file (workloads/routing.hpp formats); "" = seeded
   std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given
   bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection
+  bool all_experts = false;           // every expert once over all tokens (nki-library all_expert_impl), never automatic
+  bool routed_swdge = false;          // routed experts' loads: descriptors by GpSimd (software DGE), not hardware DGE
 };
 
 struct DecodeRun {

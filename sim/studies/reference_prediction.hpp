@@ -12,6 +12,10 @@
 
 namespace stasim {
 
+// What a run gives the targets. A run of the first N layers (a profile run) is measured as a device profile over
+// its decoder layers: the embedding and the LM head are left out of every figure, and tpot_us is the span of the
+// decoder layers (the profile's step time). Engine-active times are per physical core summed over the rank's
+// cores, as a per-core profile of one rank adds up.
 struct RunFigures {
   double tpot_us = 0;
   double dma_active_us = 0;

@@ -1,12 +1,14 @@
-// Batched decode as a graph: the union of the batch's experts loaded once per step, each expert's tokens
-// grouped by the route alignment as its matmuls' free dimension, the all-experts switch, and routing errors.
+// Batched decode as a graph (nki-library selective_expert_impl.py): the cores split the tokens, each core loops
+// over its (token, expert) routes; the hybrid shares an expert's J_e, C_e and W_down between the core's tokens
+// routed to it; all-experts mode only when asked; routing errors.
 #include "decode_fixture.hpp"
 #include "sim/core/input_error.hpp"
 
 namespace stasim::test {
 namespace {
 
-// OLMoE (E = 64, k = 8): four tokens whose choices overlap. Distinct experts: 0..15 and 20..23 = 20.
+// OLMoE (E = 64, k = 8): four tokens whose choices overlap. Tokens 0 and 1 (core 0) share experts 4..7;
+// tokens 2 and 3 (core 1) share none.
 std::shared_ptr<const RoutingTrace> overlapping_routes() {
   std::vector<std::vector<std::int64_t>> ids = {{0, 1, 2, 3, 4, 5, 6, 7},
                                                 {4, 5, 6, 7, 8, 9, 10, 11},
@@ -27,9 +29,10 @@ Built build_batch(const std::string& dataflow, std::int64_t batch, DataflowOptio
   return b;
 }
 
-DataflowOptions one_layer() {
+DataflowOptions one_layer(bool with_routes = true) {
   DataflowOptions o;
   o.layers = 1;
+  if (with_routes) o.routes = overlapping_routes();
   return o;
 }
 
@@ -39,93 +42,115 @@ const Op* find_op(const ScheduleGraph& g, const std::string& name) {
   return nullptr;
 }
 
-TEST(BatchedDecodeStructure, EachDistinctExpertOfTheBatchIsLoadedOnce) {
-  DataflowOptions o = one_layer();
-  o.routes = overlapping_routes();
-  Built b = build_batch("dense", 4, o);
-  // B·k/E = 4 x 8 / 64 = 0.5 < 1: selective loading of the 20 distinct experts (not 4 x 8 = 32 routes).
-  EXPECT_FALSE(b.decode.experts.all_experts);
-  ASSERT_EQ(b.decode.experts.size(), 20u);
-  // OLMoE: I = 1024, tp 4 -> 256 per rank, 128 per core: one gate chunk, one up chunk, one down chunk per
-  // expert per core, so 3 x 20 = 60 weight loads on each core.
-  EXPECT_EQ(count_ops(b.decode.graph, ".load", "L0.c0.e"), 60u);
-  EXPECT_EQ(count_ops(b.decode.graph, ".load", "L0.c1.e"), 60u);
-  EXPECT_EQ(count_ops(b.decode.graph, ".gate.load[", "L0.c0.e"), 20u);
-  EXPECT_EQ(count_ops(b.decode.graph, ".load", "L0.c0.e20."), 0u);
+TEST(BatchedDecodeStructure, TheCoresSplitTheTokensAndGroupTheirExperts) {
+  Built b = build_batch("dense", 4, one_layer());
+  const ExpertGroups& ex = b.decode.experts;
+  EXPECT_FALSE(ex.all_experts);
+  EXPECT_EQ(ex.shard, ShardOn::tokens);
+  ASSERT_EQ(ex.cores.size(), 2u);
+  // Core 0: tokens 0, 1 -> 16 routes over 12 distinct experts (4..7 twice); core 1: tokens 2, 3 -> 16 over 16.
+  EXPECT_EQ(ex.cores[0].first_token, 0u);
+  EXPECT_EQ(ex.cores[0].tokens, 2u);
+  EXPECT_EQ(ex.cores[0].routes.size(), 16u);
+  EXPECT_EQ(ex.cores[0].groups.size(), 12u);
+  EXPECT_EQ(ex.cores[0].groups[4].expert, 4);
+  EXPECT_EQ(ex.cores[0].groups[4].tokens, 2u);
+  EXPECT_EQ(ex.cores[1].first_token, 2u);
+  EXPECT_EQ(ex.cores[1].groups.size(), 16u);
+  // The step's distinct experts: 0..15 and 20..23.
+  EXPECT_EQ(ex.size(), 20u);
 }
 
-TEST(BatchedDecodeStructure, TokensPerExpertPaddedToTheAlignmentBlockAreTheFreeDimension) {
-  DataflowOptions o = one_layer();
-  o.routes = overlapping_routes();
-  Built b = build_batch("dense", 4, o);
-  // Block size: the first b in {8, ...} with 32 routes / 64 experts / b < 0.9 is 8. Expert 0 (group 0) serves
-  // tokens 0 and 2: 2 tokens, padded to 8 rows; expert 20 (group 16) serves token 2 alone: 1 -> 8.
-  EXPECT_EQ(b.decode.experts.block_size, 8);
-  EXPECT_EQ(b.decode.experts.groups[0].expert, 0);
-  EXPECT_EQ(b.decode.experts.groups[0].tokens, 2u);
-  EXPECT_EQ(b.decode.experts.groups[0].padded_tokens, 8u);
-  EXPECT_EQ(b.decode.experts.groups[16].expert, 20);
-  EXPECT_EQ(b.decode.experts.groups[16].tokens, 1u);
-  const Op* gate = find_op(b.decode.graph, "L0.c0.e0.gate.mm[0]");
-  ASSERT_NE(gate, nullptr);
-  EXPECT_EQ(gate->m, 8u);  // hidden [128, T_e] stationary
-  const Op* down = find_op(b.decode.graph, "L0.c0.e0.down[0]");
+TEST(BatchedDecodeStructure, DenseLoadsEveryRouteItsOwnExpertWeights) {
+  Built b = build_batch("dense", 4, one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  // One fused gate/up load and ceil(I_rank / 128) = 2 down loads per (token, expert) route, each core its 16
+  // routes over the whole H (OLMoE: H 2048, I_rank 1024 / 4 = 256): 16 x 3 = 48 loads per core.
+  EXPECT_EQ(count_ops(g, ".load_gate_up[", "L0.c0.e"), 16u);
+  EXPECT_EQ(count_ops(g, ".load_down[", "L0.c0.e"), 32u);
+  EXPECT_EQ(count_ops(g, ".load_gate_up[", "L0.c1.e"), 16u);
+  const Op* gu = find_op(g, "L0.c0.e0.load_gate_up[0]");
+  ASSERT_NE(gu, nullptr);
+  EXPECT_EQ(gu->bytes, 2048u * 2u * 256u * 2u);  // [H, 2, I] BF16, a partition's rows one run
+  EXPECT_EQ(gu->contiguous_bytes, 0u);
+  const Op* down = find_op(g, "L0.c0.e0.load_down[0]");
   ASSERT_NE(down, nullptr);
-  EXPECT_EQ(down->n, 8u);  // weight-stationary down: p^T [I, T_e] moving
+  EXPECT_EQ(down->bytes, 128u * 2048u * 2u);
+  EXPECT_EQ(down->contiguous_bytes, 0u);  // whole rows of [E, I, H]
+  // One token per route: the hidden [128, 1] moves through 16 x 2 weight tiles per projection.
+  const Op* gate = find_op(g, "L0.c0.e0.gate.mm[0]");
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->n, 1u);
+  EXPECT_EQ(gate->m, 128u);
+  EXPECT_EQ(count_ops(g, ".gate.mm[", "L0.c0.e0."), 16u * 2u);
+  // No partial sums to exchange when the tokens are split.
+  EXPECT_EQ(count_ops(g, ".to_core", "L0.c0.e"), 0u);
 }
 
-TEST(BatchedDecodeStructure, CardanGathersCoverEachExpertsTokens) {
-  DataflowOptions o = one_layer();
-  o.routes = overlapping_routes();
-  Built b = build_batch("cardan", 4, o);
-  // One batched gather per projection: the 32 routes' selections, 32 x (H/d = 256) x 128 columns = 1048576,
-  // 8192 per partition.
-  std::size_t gathers = 0;
-  for (OpId v = 0; v < b.decode.graph.size(); ++v) {
-    const Op& op = b.decode.graph.op(v);
-    if (op.kind != OpKind::gather || b.decode.graph.name(v).rfind("L0.c0.", 0) != 0) continue;
-    ++gathers;
-    EXPECT_EQ(op.free, 32u * 256u * 128u / 128u);
-  }
-  EXPECT_EQ(gathers, 2u);
-  // J and C of every distinct expert once per projection: 20 x 2 each.
-  EXPECT_EQ(count_ops(b.decode.graph, ".load_J", "L0.c0."), 40u);
-  EXPECT_EQ(count_ops(b.decode.graph, ".load_C", "L0.c0."), 40u);
-  // T is per token: (H/d) x B = 256 x 4 (block, token) rows in 8 stationary tiles of 128, per projection.
-  EXPECT_EQ(count_ops(b.decode.graph, ".T_mm[", "L0.c0."), 2u * 8u);
+TEST(BatchedDecodeStructure, CardanSharesAnExpertBetweenTheTokensOfACore) {
+  Built b = build_batch("cardan", 4, one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  // J and C once per distinct expert of the core: 12 on core 0, 16 on core 1, per projection.
+  EXPECT_EQ(count_ops(g, ".load_J", "L0.c0."), 12u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_C", "L0.c0."), 12u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_J", "L0.c1."), 16u * 2u);
+  // Expert 4 (group 4 of core 0) serves tokens 0 and 1: its matmuls carry T_e = 2, its down too.
+  const Op* vq = find_op(g, "L0.c0.e4.gate.vq_sum[0]");
+  ASSERT_NE(vq, nullptr);
+  EXPECT_EQ(vq->m, 2u);
+  const Op* down = find_op(g, "L0.c0.e4.down[0]");
+  ASSERT_NE(down, nullptr);
+  EXPECT_EQ(down->n, 2u);
+  EXPECT_EQ(find_op(g, "L0.c0.e0.down[0]")->n, 1u);
+  // Selections per partition: (H/d = 256 blocks = 2 per partition) x I_rank 256 x T_e. Experts 0..3 serve one
+  // token each (512 elements: one expert per group); expert 4 serves two: 1024 elements, two per index.
+  const Op* gather = find_op(g, "L0.c0.g0.gate.gather");
+  ASSERT_NE(gather, nullptr);
+  EXPECT_EQ(gather->free, 2u * 256u);
+  const Op* shared = find_op(g, "L0.c0.g4.gate.gather");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->free, 2u * 256u * 2u);
+  EXPECT_EQ(shared->elements_per_index, 2u);
+  // T covers the core's tokens only: 256 blocks (2 tiles of 128) x 2 tokens, 2 tokens per PSUM bank.
+  EXPECT_EQ(count_ops(g, ".T_mm[", "L0.c0.gate"), 2u * 2u);
 }
 
-TEST(BatchedDecodeStructure, AllExpertsModeFromBkOverEOfOne) {
-  // B = 8: 8 x 8 / 64 = 1.0 reaches DEFAULT_SELECTIVE_LOADING_THRESHOLD: all 64 experts, each over all 8 tokens.
-  Built b = build_batch("dense", 8, one_layer());
+TEST(BatchedDecodeStructure, AllExpertsOnlyWhenAskedAndOverTheWholeBatch) {
+  // B = 8: B·k/E = 1 no longer switches by itself.
+  Built sel = build_batch("dense", 8, one_layer(false));
+  EXPECT_FALSE(sel.decode.experts.all_experts);
+  DataflowOptions all = one_layer(false);
+  all.all_experts = true;
+  Built b = build_batch("dense", 8, all);
   EXPECT_TRUE(b.decode.experts.all_experts);
+  EXPECT_EQ(b.decode.experts.shard, ShardOn::hidden);
   EXPECT_EQ(b.decode.experts.size(), 64u);
-  EXPECT_EQ(count_ops(b.decode.graph, ".gate.load[", "L0.c0.e"), 64u);
+  // Every expert once on each core (its half of H: [1024, 2, 256]), over all 8 tokens.
+  EXPECT_EQ(count_ops(b.decode.graph, ".load_gate_up[", "L0.c0.e"), 64u);
+  const Op* gu = find_op(b.decode.graph, "L0.c0.e63.load_gate_up[0]");
+  ASSERT_NE(gu, nullptr);
+  EXPECT_EQ(gu->bytes, 1024u * 2u * 256u * 2u);
   const Op* gate = find_op(b.decode.graph, "L0.c0.e63.gate.mm[0]");
   ASSERT_NE(gate, nullptr);
-  EXPECT_EQ(gate->m, 8u);
-  // B = 7: 56 / 64 < 1 stays selective.
-  EXPECT_FALSE(build_batch("dense", 7, one_layer()).decode.experts.all_experts);
-  // A threshold of 0 never switches.
-  DataflowOptions never = one_layer();
-  never.all_experts_threshold = 0;
-  EXPECT_FALSE(build_batch("dense", 8, never).decode.experts.all_experts);
+  EXPECT_EQ(gate->n, 8u);
 }
 
 TEST(BatchedDecodeStructure, RoutingOfTheWrongSizeIsAnInputError) {
-  DataflowOptions o = one_layer();
-  o.routes = overlapping_routes();  // 4 tokens
+  DataflowOptions o = one_layer();  // 4 tokens
   EXPECT_THROW(build_batch("dense", 3, o), InputError);
   EXPECT_THROW(build_batch("cardan", 5, o), InputError);
+  o.all_experts = true;
+  EXPECT_THROW(build_batch("dense", 5, o), InputError);
 }
 
 TEST(BatchedDecodeStructure, SeededRoutingIsDeterministicAndSeedDependent) {
-  DataflowOptions a = one_layer(), b = one_layer();
+  DataflowOptions a = one_layer(false), b = one_layer(false);
   a.routing_seed = 1;
   b.routing_seed = 2;
   auto experts = [](const Built& built) {
     std::vector<std::int32_t> ids;
-    for (const ExpertGroup& g : built.decode.experts.groups) ids.push_back(g.expert);
+    for (const CoreExperts& c : built.decode.experts.cores)
+      for (const ExpertGroup& g : c.groups) ids.push_back(g.expert);
     return ids;
   };
   EXPECT_EQ(experts(build_batch("dense", 4, a)), experts(build_batch("dense", 4, a)));

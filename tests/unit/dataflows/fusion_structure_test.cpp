@@ -24,15 +24,17 @@ std::vector<std::uint32_t> widths(const ScheduleGraph& g, const std::string& pre
   return out;
 }
 
-TEST(FusionStructure, DeepSeekRouterAndSharedExpertsAreOneProjection) {
+TEST(FusionStructure, DeepSeekRouterAndSharedExpertsAreOneProjectionRouterFirst) {
   Built b = build("deepseek-v2-lite", "dense", fused(2));
   const ScheduleGraph& g = b.decode.graph;
-  // Core 0 of layer 1: router 64 / 2 = 32 columns + shared gate and up 2816 / 4 / 2 = 352 each = 736 columns:
-  // two tiles (512 and 224), 16 k-tiles each (H = 2048).
+  // Core 0 of layer 1: router 64 / 2 = 32 columns, then shared gate and up 2816 / 4 / 2 = 352 each: the router's
+  // columns in a tile of their own, then 704 columns in tiles of 512 and 192; 16 k-tiles each (H = 2048).
   std::vector<std::uint32_t> n = widths(g, "L1.c0.moe.fused.mm[", "");
-  ASSERT_EQ(n.size(), 32u);
+  ASSERT_EQ(n.size(), 48u);
+  EXPECT_EQ(std::count(n.begin(), n.end(), 32u), 16);
   EXPECT_EQ(std::count(n.begin(), n.end(), 512u), 16);
-  EXPECT_EQ(std::count(n.begin(), n.end(), 224u), 16);
+  EXPECT_EQ(std::count(n.begin(), n.end(), 192u), 16);
+  EXPECT_EQ(n.front(), 32u);
   EXPECT_EQ(count_ops(g, "router.scores", "L1."), 0u);
   EXPECT_EQ(count_ops(g, ".shared.gate.", "L1."), 0u);
   // Without fusion: the FP32 router (32 columns) and the gate and up (352 each) are three chains.
@@ -47,10 +49,12 @@ TEST(FusionStructure, DeepSeekRouterAndSharedExpertsAreOneProjection) {
 
 TEST(FusionStructure, NemotronRouterJoinsTheSharedUpProjection) {
   Built b = build("nemotron-3-nano-30b-a3b", "dense", fused(2));
-  // Router 128 / 2 = 64 columns + shared up (non-gated) 3712 / 4 / 2 = 464 = 528: tiles of 512 and 16.
+  // Router 128 / 2 = 64 columns, then shared up (non-gated) 3712 / 4 / 2 = 464: tiles of 64 and 464, so top-k
+  // waits for a [2688, 64] chunk, not for a 512-column one.
   std::vector<std::uint32_t> n = widths(b.decode.graph, "L1.c0.moe.fused.mm[", "");
   ASSERT_EQ(n.size(), 2u * 21u);  // H = 2688: 21 k-tiles
-  EXPECT_EQ(std::count(n.begin(), n.end(), 16u), 21);
+  EXPECT_EQ(std::count(n.begin(), n.end(), 64u), 21);
+  EXPECT_EQ(std::count(n.begin(), n.end(), 464u), 21);
   EXPECT_NO_THROW(validate_graph(b.decode.graph, b.hw));
 }
 

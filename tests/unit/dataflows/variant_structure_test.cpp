@@ -22,26 +22,30 @@ TEST(VariantStructure, XlaWritesEveryIntermediateToHbmAndReadsItBack) {
     if (op.dst == Location::hbm) spilled += op.bytes;
     if (op.src == Location::hbm) reloaded += op.bytes;
   }
-  // Per core and expert (Qwen3: 96 columns per core, T padded to the block of 8): gate, up and p^T out
-  // [8, 96] BF16 = 1536 B each; y_e and the running sum [2048, 1] FP32 = 8192 B each. Plus the router's
+  // Per core and expert (Qwen3: 96 columns per core, T = the expert's 1 token): gate, up and p^T out
+  // [1, 96] BF16 = 192 B each; y_e and the running sum [2048, 1] FP32 = 8192 B each. Plus the router's
   // normalized hidden (2048 x 2 B) and routes (8 x 8 B) once per core.
-  std::uint64_t per_expert_spill = 3 * 1536 + 2 * 8192;
+  std::uint64_t per_expert_spill = 3 * 192 + 2 * 8192;
   EXPECT_EQ(spilled, 2 * (8 * per_expert_spill + 4096 + 64));
   // Reads: gate and up back for φ, p^T back for down, y_e and (after the first expert) the sum for the
   // combine, the final sum; the router's outputs.
-  std::uint64_t per_expert_reload = 3 * 1536 + 8192;
+  std::uint64_t per_expert_reload = 3 * 192 + 8192;
   EXPECT_EQ(reloaded, 2 * (8 * per_expert_reload + 7 * 8192 + 8192 + 4096 + 64));
   // One kernel per op: the gate and up projections drain to SBUF (no PSUM shared with φ).
   EXPECT_EQ(count_ops(g, ".gate.drain[", "L0.c0.e"), 8u);
 }
 
-TEST(VariantStructure, W4a8RunsMxMatmulsAndConvertsOncePerActivatedExpert) {
+TEST(VariantStructure, W4a8RunsMxMatmulsAndConvertsEveryActivatedExpertsOutput) {
   Built b = build("qwen3-30b-a3b", "w4a8", one_layer());
   const ScheduleGraph& g = b.decode.graph;
-  // One conversion per activated expert per core: k = 8 at batch 1.
-  EXPECT_EQ(count_ops(g, ".mx_convert", "L0.c0.e"), 8u);
-  EXPECT_EQ(count_ops(g, ".mx_convert", "L0.c1.e"), 8u);
-  // MX matmul contracts 128 x mx_k_factor (4) = 512 rows: H = 2048 -> 4 matmuls per 512-column tile.
+  // Per activated expert (k = 8 at batch 1), projection and 128 columns of I_rank = 192 (2): a conversion back
+  // to [128 of I, T] on each core, after the swizzled output was drained and unswizzled by TensorE.
+  EXPECT_EQ(count_ops(g, ".mx_convert", "L0.c0.e"), 8u * 2u * 2u);
+  EXPECT_EQ(count_ops(g, ".mx_convert", "L0.c1.e"), 8u * 2u * 2u);
+  EXPECT_EQ(count_ops(g, ".mx_unswizzle", "L0.c0.e"), 8u * 2u);
+  EXPECT_EQ(count_ops(g, ".mx_transpose", "L0.c0.e"), 8u * 2u * 2u);
+  // MX matmul contracts 128 x mx_k_factor (4) = 512 rows: this core's H = 1024 -> 2 contraction tiles, x 2
+  // tiles of 128 columns (I_rank = 192).
   EXPECT_EQ(count_ops(g, ".gate.mx_mm[", "L0.c0.e0."), 4u);
   std::uint64_t gate_up = 0;
   for (OpId v = 0; v < g.size(); ++v) {

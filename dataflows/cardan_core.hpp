@@ -1,0 +1,92 @@
+// CardanCore: everything one physical core builds for the hybrid dataflow's routed experts (docs/cardan.md):
+//   o_e = Σ_b T[b, J_e[b, :]] + C_eᵀ z,   z = Dᵀ h,   T[b, k, t] = h_{b,t}ᵀ B_k.
+// Sharded as the dense kernel: one token -> the cores split H (this core's blocks of J_e and T, its rows of D;
+// the partial z are exchanged so that each core computes C_eᵀz for its half of I, and the partial gate/up rows
+// [T_e, I] are exchanged and summed), several tokens -> the cores split the tokens (a core's tokens routed to
+// the same expert share J_e, C_e and W_down: one index fetches all their code words, the matmuls carry T_e).
+// The steps are separate methods so the orchestration (cardan_moe.cpp) can interleave them across cores and
+// experts: shared rounds one expert ahead, gathers over expert groups in J arrival order.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataflows/cardan_shared.hpp"
+#include "dataflows/down_combiner.hpp"
+#include "dataflows/expert_ffn.hpp"
+#include "dataflows/moe_block.hpp"
+
+namespace stasim {
+
+class CardanCore {
+ public:
+  CardanCore(DecodeContext& ctx, std::uint32_t core, const MoeInputs& in, DownCombiner& combiner);
+
+  bool active() const { return i_cols_ > 0; }
+  std::uint32_t experts() const { return static_cast<std::uint32_t>(groups_.size()); }
+  bool splits_h() const { return partial_; }
+  bool has_vq() const { return vq_; }
+
+  // Window 1: B and D do not depend on the routing (static weights, prefetched when allowed).
+  void load_shared();
+  // The shared round `round` (one per token with reuse, one per expert without): partial z rows and T.
+  void compute_round(std::uint32_t round);
+  // Sends this core's partial z rows of `round` to the other cores (H split).
+  void send_z(std::uint32_t round);
+  // z = Σ partials (H split), turned into [r, T].
+  void finish_z(std::uint32_t round, const std::vector<CardanCore>& cores);
+  // Window 2/3: J_e, C_e (and uncompressed projections), then W_down of every expert, right after routing.
+  void load_private();
+  // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent);
+  // the group's experts serve the same number of tokens (one elements-per-index for the instruction).
+  void gather(std::uint32_t first, std::uint32_t count, const std::string& name);
+  // Elements one projection's selection gathers per partition for expert e.
+  std::uint32_t gather_elements(std::uint32_t e) const;
+  std::uint32_t tokens_of(std::uint32_t e) const { return e < groups_.size() ? groups_[e].tokens : 0; }
+  // Expert e up to the gate/up rows: VQ reduction and C_eᵀz into PSUM (jointly or apart).
+  void project(std::uint32_t e);
+  // H split: sends expert e's partial gate/up rows to the other cores; then adds theirs.
+  void send_partials(std::uint32_t e);
+  void sum_partials(std::uint32_t e, const std::vector<CardanCore>& cores);
+  // φ, product, p to [I, T], down projection.
+  void finish_expert(std::uint32_t e);
+
+ private:
+  std::uint32_t round_of(std::uint32_t e) const { return opt_.reuse_shared_projections ? 0 : e; }
+  ProjectionOut compressed_projection(std::uint32_t e, std::size_t p, const std::string& pn);
+
+  struct Projection {
+    std::string name;
+    bool compressed;
+  };
+  struct Round {
+    std::vector<OpId> z_rows, z, table;  // per projection
+  };
+
+  DecodeContext& ctx_;
+  KernelBuilder& b_;
+  const Representation& rep_;
+  const DataflowOptions& opt_;
+  const MoeInputs& in_;
+  DownCombiner& combiner_;
+  PsumPlan* plan_ = nullptr;
+  std::uint32_t core_;
+  std::uint8_t c_;
+  const std::vector<ExpertGroup>& groups_;
+  SharedShape shape_;
+  std::uint32_t i_cols_ = 0, lr_first_ = 0, lr_cols_ = 0, h_cols_ = 0, r_ = 0;
+  bool vq_ = false, lr_ = false, partial_ = false;
+  std::vector<Projection> projections_;
+  std::vector<OpId> basis_, codebook_;  // per projection
+  std::vector<Round> rounds_;
+  std::vector<std::vector<OpId>> sent_z_;  // [round][projection x core]
+  std::vector<std::vector<OpId>> idx_load_, coef_load_, gathered_;  // [expert][projection]
+  std::vector<std::vector<std::vector<OpId>>> dense_load_;         // [expert][projection][chunk]
+  std::vector<DownWeights> down_;
+  std::vector<std::vector<ProjectionOut>> outs_;   // [expert][projection]
+  std::vector<std::vector<OpId>> sent_rows_;       // [expert][projection x core]
+  std::unique_ptr<WeightRing> private_ring_, down_ring_;
+};
+
+}  // namespace stasim

@@ -1,0 +1,36 @@
+#include "dataflows/psum_plan.hpp"
+
+#include "sim/core/input_error.hpp"
+
+namespace stasim {
+
+PsumPlan::PsumPlan(KernelBuilder& b, std::uint8_t core, const PsumRoles& roles) : b_(b), core_(core) {
+  const std::uint32_t total = b.hw().psum.banks;
+  const std::uint32_t fixed = roles.table + roles.lr + roles.down + roles.layout + roles.running_sum;
+  // The gate/up pool needs at least one bank, or no expert can start.
+  if (fixed + 1 > total)
+    throw InputError("the expert loop needs " + std::to_string(fixed + 1) + " PSUM banks (" +
+                     std::to_string(roles.running_sum) + " held by the down projection summed in PSUM across experts) but " +
+                     b.hw().name + " has " + std::to_string(total) + ": choose another --down-schedule");
+  // Banks from the top for the fixed roles, the rest (from bank 0, as mlp_tkg numbers gate then up) for gate/up.
+  std::uint32_t next = total;
+  auto take = [&](PsumRole role, std::uint32_t n) {
+    for (std::uint32_t i = 0; i < n; ++i) banks_[int(role)].insert(banks_[int(role)].begin(), --next);
+  };
+  for (std::uint32_t i = 0; i < roles.running_sum; ++i) running_.insert(running_.begin(), --next);
+  take(PsumRole::down, roles.down);
+  take(PsumRole::layout, roles.layout);
+  take(PsumRole::lr, roles.lr);
+  take(PsumRole::table, roles.table);
+  for (std::uint32_t bank = 0; bank < next; ++bank) banks_[int(PsumRole::gate_up)].push_back(bank);
+}
+
+Accumulator PsumPlan::open(PsumRole role, const std::string& name) {
+  std::vector<std::uint32_t>& pool = banks_[int(role)].empty() ? banks_[int(PsumRole::gate_up)] : banks_[int(role)];
+  std::uint32_t& next = next_[banks_[int(role)].empty() ? int(PsumRole::gate_up) : int(role)];
+  std::uint32_t bank = pool[next % pool.size()];
+  next = (next + 1) % static_cast<std::uint32_t>(pool.size());
+  return b_.open_accumulator_at(core_, bank, name);
+}
+
+}  // namespace stasim

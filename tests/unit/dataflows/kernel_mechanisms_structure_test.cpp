@@ -1,0 +1,166 @@
+// The kernels' inner mechanisms as graph structure, each switched on and off: PSUM banks assigned per role,
+// pipelined gathers over expert groups, the shared round one expert ahead without reuse, the four down
+// schedules, W4A8's layout round trip.
+#include <set>
+
+#include "decode_fixture.hpp"
+#include "sim/core/input_error.hpp"
+
+namespace stasim::test {
+namespace {
+
+DataflowOptions one_layer() {
+  DataflowOptions o;
+  o.layers = 1;
+  return o;
+}
+
+// Banks of the PSUM groups whose name starts with `prefix` and contains `part`.
+std::set<int> banks(const ScheduleGraph& g, const std::string& prefix, const std::string& part) {
+  std::set<int> out;
+  for (const PsumGroup& grp : g.psum_groups())
+    if (grp.name.rfind(prefix, 0) == 0 && grp.name.find(part) != std::string::npos) out.insert(grp.bank);
+  return out;
+}
+
+TEST(PsumPlanStructure, RolesHaveBanksOfTheirOwn) {
+  ScheduleGraph graph;
+  HardwareConfig hw = shipped_hw();
+  KernelBuilder b(graph, hw, 8);
+  PsumRoles roles;  // down 2, layout 1
+  roles.table = 1;
+  roles.running_sum = 1;
+  PsumPlan plan(b, 0, roles);
+  // 8 banks: running sum 7, down 5-6, layout 4, table 3, gate/up 0-2.
+  EXPECT_EQ(plan.running_sum_banks(), std::vector<std::uint32_t>{7});
+  EXPECT_EQ(plan.banks(PsumRole::down), 2u);
+  EXPECT_EQ(plan.banks(PsumRole::gate_up), 3u);
+  std::set<int> seen;
+  for (int i = 0; i < 6; ++i) seen.insert(plan.open(PsumRole::gate_up, "g").bank);
+  EXPECT_EQ(seen, (std::set<int>{0, 1, 2}));
+  EXPECT_EQ(plan.open(PsumRole::down, "d").bank, 5);
+  EXPECT_EQ(plan.open(PsumRole::down, "d").bank, 6);
+  EXPECT_EQ(plan.open(PsumRole::table, "t").bank, 3);
+  roles.running_sum = 4;  // 4 + 2 + 1 + 1 = 8: no bank left for gate/up
+  EXPECT_THROW(PsumPlan(b, 0, roles), InputError);
+}
+
+TEST(PsumPlanStructure, TheRunningSumTakesBanksOutOfTheGateUpPool) {
+  DataflowOptions sbuf = one_layer();
+  sbuf.down = {Stationary::weight, Accumulate::sbuf};
+  Built a = build("qwen3-30b-a3b", "dense", sbuf);
+  // Weight-stationary, SBUF sum: gate/up rotate over banks 0-5, each expert's y over 6-7.
+  EXPECT_EQ(banks(a.decode.graph, "L0.c0.e", ".acc["), (std::set<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(banks(a.decode.graph, "L0.c0.e", ".y["), (std::set<int>{6, 7}));
+  DataflowOptions psum = one_layer();
+  psum.down = {Stationary::weight, Accumulate::psum};
+  Built b = build("qwen3-30b-a3b", "dense", psum);
+  // PSUM sum: 8 H tiles x 1 token fit one bank (7), held for the layer; gate/up keep 0-6, no per-expert y.
+  EXPECT_EQ(banks(b.decode.graph, "L0.c0.moe", ".y_psum["), (std::set<int>{7}));
+  EXPECT_EQ(banks(b.decode.graph, "L0.c0.e", ".acc["), (std::set<int>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(count_ops(b.decode.graph, ".y[", "L0.c0.e"), 0u);
+  DataflowOptions act = one_layer();
+  act.down = {Stationary::activation, Accumulate::psum};
+  Built c = build("qwen3-30b-a3b", "dense", act);
+  // Activation-stationary PSUM sum: [1, 1024] rows in 2 banks (6-7), the layout conversion's bank 5.
+  EXPECT_EQ(banks(c.decode.graph, "L0.c0.moe", ".y_psum["), (std::set<int>{6, 7}));
+  EXPECT_EQ(banks(c.decode.graph, "L0.c0.e", ".acc["), (std::set<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(DownScheduleStructure, TheFourCandidatesDifferAsOnTheHardware) {
+  auto with = [](Stationary s, Accumulate a) {
+    DataflowOptions o = one_layer();
+    o.down = {s, a};
+    return build("qwen3-30b-a3b", "dense", o);
+  };
+  Built ws = with(Stationary::weight, Accumulate::sbuf), wp = with(Stationary::weight, Accumulate::psum);
+  Built as = with(Stationary::activation, Accumulate::sbuf), ap = with(Stationary::activation, Accumulate::psum);
+  // Weight-stationary: 16 skinny matmuls per expert (m = 128 of H, n = 1 token); activation-stationary: 4 wide
+  // ones (m = 1, n = 512) and 8 transposes back to [128 of H, T].
+  EXPECT_EQ(count_ops(ws.decode.graph, ".down[", "L0.c0.e0."), 16u);
+  EXPECT_EQ(ws.decode.graph.op(find_named(ws.decode.graph, "L0.c0.e0.down[0]")).n, 1u);
+  EXPECT_EQ(count_ops(as.decode.graph, ".down[", "L0.c0.e0."), 4u);
+  EXPECT_EQ(as.decode.graph.op(find_named(as.decode.graph, "L0.c0.e0.down[0]")).n, 512u);
+  EXPECT_EQ(count_ops(as.decode.graph, ".layout_t[", "L0.c0.e0."), 8u);
+  // SBUF sum: y_e drained, scaled by a_e and added per expert; PSUM sum: p scaled before, one drain at the end.
+  EXPECT_EQ(count_ops(ws.decode.graph, ".combine[0].add", "L0.c0.e"), 7u);  // the first expert's is the sum
+  EXPECT_EQ(count_ops(wp.decode.graph, ".p_scale", "L0.c0.e"), 8u);
+  EXPECT_EQ(count_ops(wp.decode.graph, ".combine", "L0.c0.e"), 0u);
+  EXPECT_EQ(count_ops(wp.decode.graph, "moe.y_drain", "L0.c0."), 1u);
+  EXPECT_EQ(count_ops(ap.decode.graph, "moe.y.layout_t[", "L0.c0."), 8u);
+  EXPECT_EQ(count_ops(ap.decode.graph, ".layout_t[", "L0.c0.e"), 0u);
+}
+
+TEST(GatherPipelineStructure, GroupsInJOrderWithGateAndUpAdjacent) {
+  Built b = build("qwen3-30b-a3b", "cardan", one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  // The GpSimd queue of core 0 in program order: g0.gate, g0.up, g1.gate, g1.up, ...
+  std::vector<std::string> order;
+  for (const Queue& q : g.queues())
+    if (q.engine == Engine::gpsimd && q.core == 0)
+      for (OpId v : q.ops)
+        if (g.op(v).kind == OpKind::gather && g.name(v).rfind("L0.", 0) == 0) order.push_back(g.name(v));
+  // Qwen3 (8, 384) at batch 1: 192 elements per expert per partition, two experts per 512-element group.
+  ASSERT_EQ(order.size(), 8u);
+  for (std::size_t i = 0; i < order.size(); i += 2) {
+    std::string group = "L0.c0.g" + std::to_string(i / 2) + ".";
+    EXPECT_EQ(order[i], group + "gate.gather");
+    EXPECT_EQ(order[i + 1], group + "up.gather");
+  }
+  const Op& gather = g.op(find_named(g, "L0.c0.g1.up.gather"));
+  EXPECT_EQ(gather.free, 2u * 192u);
+  EXPECT_EQ(gather.partitions, 128u);
+  EXPECT_EQ(gather.index_bytes, 1u);
+  EXPECT_EQ(gather.elements_per_index, 1u);
+  // An expert's reduction waits for its own group's gather, not for a later group's J or gather.
+  OpId first = find_named(g, "L0.c0.e0.gate.vq_sum[0]");
+  EXPECT_TRUE(waits_for(g, first, find_named(g, "L0.c0.g0.gate.gather")));
+  EXPECT_FALSE(waits_for(g, first, find_named(g, "L0.c0.g3.gate.gather")));
+  EXPECT_FALSE(waits_for(g, first, find_named(g, "L0.c0.e7.gate.load_J")));
+  EXPECT_TRUE(waits_for(g, find_named(g, "L0.c0.e7.gate.vq_sum[0]"), find_named(g, "L0.c0.g3.gate.gather")));
+  // Unbatched: one selection per expert and projection.
+  DataflowOptions o = one_layer();
+  o.batch_gathers = false;
+  Built u = build("qwen3-30b-a3b", "cardan", o);
+  EXPECT_EQ(count_ops(u.decode.graph, ".gather", "L0.c0.e"), 16u);
+  EXPECT_EQ(u.decode.graph.op(find_named(u.decode.graph, "L0.c0.e5.up.gather")).free, 192u);
+}
+
+TEST(GatherPipelineStructure, WithoutReuseEachRoundIsIssuedOneExpertAhead) {
+  DataflowOptions o = one_layer();
+  o.reuse_shared_projections = false;
+  o.batch_gathers = false;
+  Built b = build("qwen3-30b-a3b", "cardan", o);
+  const ScheduleGraph& g = b.decode.graph;
+  // TensorE program order: expert e + 1's shared round (z, T) comes before expert e's reduction, so TensorE
+  // computes it while GpSimd gathers for e.
+  for (int e = 0; e + 1 < 8; ++e) {
+    OpId next_round = find_named(g, "L0.c0.gate.e" + std::to_string(e + 1) + ".z_mm[0]");
+    OpId reduction = find_named(g, "L0.c0.e" + std::to_string(e) + ".gate.vq_sum[0]");
+    ASSERT_NE(next_round, kNoOp);
+    ASSERT_NE(reduction, kNoOp);
+    EXPECT_LT(queue_position(g, next_round), queue_position(g, reduction)) << e;
+  }
+  // Each expert's gather reads its own round's table.
+  EXPECT_TRUE(waits_for(g, find_named(g, "L0.c0.e3.gate.gather"), find_named(g, "L0.c0.gate.e3.T_mm[0]")));
+  EXPECT_FALSE(waits_for(g, find_named(g, "L0.c0.e3.gate.gather"), find_named(g, "L0.c0.gate.e4.T_mm[0]")));
+}
+
+TEST(W4a8Structure, ThePackedOutputMakesALayoutRoundTripBeforeTheProduct) {
+  Built b = build("qwen3-30b-a3b", "w4a8", one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  // PSUM (packed) -> SBUF -> TensorE to token rows -> SBUF -> TensorE back to [128 of I, T] -> SBUF -> φ.
+  const char* chain[] = {"L0.c0.e2.gate.mx_mm[3]", "L0.c0.e2.gate.mx_drain[0]", "L0.c0.e2.gate.mx_unswizzle[0]",
+                         "L0.c0.e2.gate.mx_rows_drain[0]", "L0.c0.e2.gate.mx_transpose[1]", "L0.c0.e2.gate.mx_convert[1]",
+                         "L0.c0.e2.phi[0]"};
+  for (std::size_t i = 0; i + 1 < std::size(chain); ++i) {
+    OpId from = find_named(g, chain[i]), to = find_named(g, chain[i + 1]);
+    ASSERT_NE(from, kNoOp) << chain[i];
+    ASSERT_NE(to, kNoOp) << chain[i + 1];
+    EXPECT_TRUE(waits_for(g, to, from)) << chain[i + 1] << " <- " << chain[i];
+  }
+  EXPECT_EQ(g.op(find_named(g, "L0.c0.e2.gate.mx_unswizzle[0]")).engine, Engine::tensor);
+}
+
+}  // namespace
+}  // namespace stasim::test

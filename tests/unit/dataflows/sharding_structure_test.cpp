@@ -1,0 +1,156 @@
+// Sharding of the routed experts over the two physical cores of a rank, as nki-library's selective-expert
+// kernel does it: one token -> the cores split H, load H-contiguous tiles of the per-rank [E, H, 2, I] layout
+// and exchange partial gate/up sums; several tokens -> the cores split the tokens (unless H·I >= 3072·1536).
+// Dense and the hybrid alike; the hybrid's partial z exchanged on T partitions.
+#include "decode_fixture.hpp"
+
+namespace stasim::test {
+namespace {
+
+DataflowOptions one_layer() {
+  DataflowOptions o;
+  o.layers = 1;
+  return o;
+}
+
+Built build_at(const std::string& model, const std::string& dataflow, std::int64_t batch, DataflowOptions o = one_layer()) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  Built b{shipped_model(model), shipped_hw(), {}, o, {}};
+  const Dataflow& df = registry.find(dataflow);
+  b.rep = df.representation(8, 384, 256);
+  Deployment dep = b.model.deployment;
+  dep.batch = batch;
+  b.decode = build_decode_step(b.model, dep, b.rep, b.hw, b.options, df.routed);
+  return b;
+}
+
+const Op& op_named(const ScheduleGraph& g, const std::string& name) {
+  OpId v = find_named(g, name);
+  EXPECT_NE(v, kNoOp) << name;
+  return g.op(v == kNoOp ? 0 : v);
+}
+
+TEST(ShardingStructure, TheKernelsRuleForSplittingTokensOrH) {
+  ShardingInputs in;
+  in.cores = 2;
+  in.hidden = 2048;
+  in.intermediate_rank = 192;
+  EXPECT_EQ(choose_shard(1, in), ShardOn::hidden);  // one token: nothing to split but H
+  EXPECT_EQ(choose_shard(2, in), ShardOn::tokens);
+  // Mixtral per rank: 4096 x 3584 = 14680064 >= 3072 x 1536 = 4718592: H even with several tokens.
+  in.hidden = 4096;
+  in.intermediate_rank = 3584;
+  EXPECT_EQ(choose_shard(16, in), ShardOn::hidden);
+  in.hidden = 3072;
+  in.intermediate_rank = 1535;  // 4715520, just below the limit
+  EXPECT_EQ(choose_shard(16, in), ShardOn::tokens);
+  in.all_experts = true;
+  EXPECT_EQ(choose_shard(16, in), ShardOn::hidden);
+}
+
+TEST(ShardingStructure, OddBatchesGiveCoreZeroTheSmallerHalf) {
+  RoutingGeneratorConfig g;
+  g.tokens = 5;
+  g.top_k = 2;
+  g.experts = 8;
+  ShardingInputs in;
+  in.cores = 2;
+  in.hidden = 2048;
+  in.intermediate_rank = 192;
+  ExpertGroups ex = group_experts(generate_routing(g), in);
+  ASSERT_EQ(ex.cores.size(), 2u);
+  EXPECT_EQ(ex.cores[0].tokens, 2u);  // 5 / 2
+  EXPECT_EQ(ex.cores[1].first_token, 2u);
+  EXPECT_EQ(ex.cores[1].tokens, 3u);
+  EXPECT_EQ(ex.cores[0].routes.size(), 4u);  // 2 tokens x k = 2
+  EXPECT_EQ(ex.cores[1].routes.size(), 6u);
+}
+
+TEST(ShardingStructure, DenseAtOneTokenSplitsHAndExchangesPartialSums) {
+  Built b = build_at("qwen3-30b-a3b", "dense", 1);
+  const ScheduleGraph& g = b.decode.graph;
+  EXPECT_EQ(b.decode.experts.shard, ShardOn::hidden);
+  // Each core: its 1024 rows of H as [1024, 2, 192] BF16 = 786432 B, 8 rows per partition, one run each.
+  for (const char* core : {"L0.c0.", "L0.c1."}) {
+    const Op& gu = op_named(g, std::string(core) + "e0.load_gate_up[0]");
+    EXPECT_EQ(gu.bytes, 786432u);
+    EXPECT_EQ(gu.partitions, 128u);
+    EXPECT_EQ(gu.contiguous_bytes, 0u);
+    // Down: [128 rows of I, 1024 of H] in runs of this core's 1024 columns (2048 B) of [E, I, H].
+    const Op& down = op_named(g, std::string(core) + "e0.load_down[0]");
+    EXPECT_EQ(down.bytes, 128u * 1024u * 2u);
+    EXPECT_EQ(down.contiguous_bytes, 2048u);
+  }
+  // The partial gate sum [128 of I, 2 tiles x 1] FP32 (192 x 4 B) goes to the other core, which adds it.
+  OpId send = find_named(g, "L0.c0.e0.gate.to_core1[0]");
+  ASSERT_NE(send, kNoOp);
+  EXPECT_EQ(g.op(send).bytes, 768u);
+  EXPECT_EQ(g.op(send).dst, Location::peer);
+  OpId sum = find_named(g, "L0.c1.e0.gate.partial_sum[0]");
+  ASSERT_NE(sum, kNoOp);
+  EXPECT_TRUE(waits_for(g, sum, send));
+  // φ on core 1 waits for both cores' gate work.
+  OpId phi = find_named(g, "L0.c1.e0.phi[0]");
+  EXPECT_TRUE(waits_for(g, phi, find_named(g, "L0.c0.e0.gate.mm[15]")));
+  // Each core computes the down projection for its half of H: 8 H tiles x 2 I tiles.
+  EXPECT_EQ(count_ops(g, ".down[", "L0.c1.e0."), 16u);
+}
+
+TEST(ShardingStructure, DenseWithSeveralTokensSplitsThemAndExchangesNothing) {
+  Built b = build_at("qwen3-30b-a3b", "dense", 4);
+  const ScheduleGraph& g = b.decode.graph;
+  EXPECT_EQ(b.decode.experts.shard, ShardOn::tokens);
+  // Core 0 runs tokens 0 and 1: 2 x 8 routes over the whole H, [2048, 2, 192] each.
+  EXPECT_EQ(count_ops(g, ".load_gate_up[", "L0.c0.e"), 16u);
+  EXPECT_EQ(op_named(g, "L0.c0.e15.load_gate_up[0]").bytes, 2048u * 2u * 192u * 2u);
+  EXPECT_EQ(op_named(g, "L0.c0.e0.load_down[0]").contiguous_bytes, 0u);
+  EXPECT_EQ(count_ops(g, ".to_core", "L0.c0.e"), 0u);
+  EXPECT_EQ(count_ops(g, ".partial_sum", "L0.c1.e"), 0u);
+}
+
+TEST(ShardingStructure, MixtralKeepsHSplitWithSeveralTokens) {
+  Built b = build_at("mixtral-8x7b", "dense", 4);
+  EXPECT_EQ(b.decode.experts.shard, ShardOn::hidden);
+  // Every core runs every route (4 tokens x top-2) on its half of H.
+  EXPECT_EQ(b.decode.experts.cores[0].routes.size(), 8u);
+  EXPECT_GT(count_ops(b.decode.graph, ".gate.to_core1[", "L0.c0.e7."), 0u);
+}
+
+TEST(ShardingStructure, HybridAtOneTokenSplitsHAndExchangesOnFewPartitions) {
+  Built b = build_at("qwen3-30b-a3b", "cardan", 1);
+  const ScheduleGraph& g = b.decode.graph;
+  // This core's rows of D [1024, 384] and blocks of J (1024 / 8 = 128 blocks x 192); C_e for its 96 of I's
+  // 192 columns.
+  EXPECT_EQ(op_named(g, "L0.c0.gate.load_D").bytes, 1024u * 384u * 2u);
+  EXPECT_EQ(op_named(g, "L0.c1.e0.gate.load_J").bytes, 128u * 192u);
+  EXPECT_EQ(op_named(g, "L0.c1.e0.up.load_C").bytes, 384u * 96u * 2u);
+  // The partial z [1, 384] FP32 travels as one 1536-byte run on one partition, not 128 runs of 12 bytes.
+  const Op& z = op_named(g, "L0.c0.gate.z_to_core1");
+  EXPECT_EQ(z.bytes, 1536u);
+  EXPECT_EQ(z.partitions, 1u);
+  // So do the partial gate rows [1, 192] FP32.
+  const Op& rows = op_named(g, "L0.c0.e3.up.to_core1");
+  EXPECT_EQ(rows.bytes, 768u);
+  EXPECT_EQ(rows.partitions, 1u);
+  // C_eᵀz covers this core's 96 columns: 3 r tiles of 128, n = 96; the VQ reduction all 192 over 128 blocks.
+  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.lr_mm[0]").n, 96u);
+  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.vq_sum[0]").n, 192u);
+  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.vq_sum[0]").k, 128u);
+  // The summed z waits for the other core's partial.
+  EXPECT_TRUE(waits_for(g, find_named(g, "L0.c1.gate.z_sum"), find_named(g, "L0.c0.gate.z_to_core1")));
+}
+
+TEST(ShardingStructure, HybridWithSeveralTokensSplitsThemAndNeedsNoExchange) {
+  Built b = build_at("qwen3-30b-a3b", "cardan", 4);
+  const ScheduleGraph& g = b.decode.graph;
+  // Whole D, J and C on each core; no partial z or gate/up rows cross the link.
+  EXPECT_EQ(op_named(g, "L0.c0.gate.load_D").bytes, 2048u * 384u * 2u);
+  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.load_J").bytes, 256u * 192u);
+  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.load_C").bytes, 384u * 192u * 2u);
+  EXPECT_EQ(count_ops(g, "z_to_core", "L0."), 0u);
+  EXPECT_EQ(count_ops(g, ".to_core", "L0.c0.e"), 0u);
+}
+
+}  // namespace
+}  // namespace stasim::test
