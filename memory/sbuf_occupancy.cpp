@@ -1,21 +1,16 @@
 #include "memory/sbuf_occupancy.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include "sim/core/input_error.hpp"
+#include "sim/kernel/buffer_lifetimes.hpp"
 
 namespace stasim {
 
 SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const std::vector<OpTiming>& timings,
                    const std::function<std::string(std::uint32_t)>& buffer_where) {
   const auto& buffers = graph.buffers();
-  std::vector<Picoseconds> first(buffers.size(), std::numeric_limits<Picoseconds>::max());
-  std::vector<Picoseconds> last(buffers.size(), -1);
-  for (const BufferUse& use : graph.buffer_uses()) {
-    first[use.buffer] = std::min(first[use.buffer], timings[use.op].start_ps);
-    last[use.buffer] = std::max(last[use.buffer], timings[use.op].end_ps);
-  }
+  const std::vector<BufferLifetime> life = buffer_lifetimes(graph, timings);
   struct Event {
     Picoseconds at;
     bool starts;
@@ -25,9 +20,9 @@ SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const s
   for (std::uint32_t core = 0; core < hw.lnc; ++core) {
     std::vector<Event> events;
     for (std::uint32_t b = 0; b < buffers.size(); ++b) {
-      if (buffers[b].space != Location::sbuf || buffers[b].core != core || last[b] < 0) continue;
-      events.push_back({first[b], true, b});
-      events.push_back({last[b], false, b});
+      if (buffers[b].space != Location::sbuf || buffers[b].core != core || !life[b].used()) continue;
+      events.push_back({life[b].first_ps, true, b});
+      events.push_back({life[b].last_ps, false, b});
     }
     // A buffer freed at t can be reused by one allocated at t: ends sort before starts.
     std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
@@ -56,7 +51,8 @@ SbufPeak sbuf_peak(const ScheduleGraph& graph, const HardwareConfig& hw, const s
     if (best > hw.sbuf.usable_bytes_per_partition()) {
       std::string live;
       for (std::uint32_t b = 0; b < buffers.size(); ++b)
-        if (buffers[b].space == Location::sbuf && buffers[b].core == core && first[b] <= best_at && last[b] > best_at)
+        if (buffers[b].space == Location::sbuf && buffers[b].core == core && life[b].used() &&
+            life[b].first_ps <= best_at && life[b].last_ps > best_at)
           live += (live.empty() ? "" : ", ") + (buffer_where ? buffer_where(b) : buffers[b].name) + " (" +
                   std::to_string(buffers[b].bytes_per_partition) + ")";
       throw InputError((buffer_where ? buffer_where(best_buffer) + ": " : std::string()) + "SBUF overflow on core " + std::to_string(core) + " at " + std::to_string(ns_from_ps(best_at)) +

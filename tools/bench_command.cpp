@@ -76,7 +76,7 @@ void run_bench(const BenchOptions& o) {
     r.seed = o.seed;
     return run_represent_bench(r);
   }
-  HardwareConfig hw = load_hardware(resolve_config_path(o.hw));
+  HardwareConfig hw = load_hardware(resolve_config_path(o.hw), {}, shipped_hw_path);
   if (hw.lnc < 2) throw InputError(o.hw + ": lnc: the benchmark needs a config with at least 2 simulated cores");
   auto t0 = std::chrono::steady_clock::now();
   ScheduleGraph g = random_dag(o.ops, 2, o.seed);

@@ -13,6 +13,7 @@
 #include "sim/studies/calibration_fit.hpp"
 #include "tools/cli.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/resolved_configs.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -33,10 +34,11 @@ struct ValidateOptions {
   std::string hw = "trn3-calibrated";
   std::string down = "weight-sbuf";
   std::vector<std::string> sets;
-  std::string json;
+  std::string json, dump_config;
   bool quiet = false;
   bool report_only = false;
 };
+
 
 std::string percent(double share) {
   char text[32];
@@ -192,7 +194,7 @@ nlohmann::json predictions_json(const ReferenceData& ref, const std::string& hw,
 
 }  // namespace
 
-void register_calibration_commands(CLI::App& app) {
+void register_calibration_commands(CLI::App& app, const Invocation& invocation) {
   auto registry = std::make_shared<DataflowRegistry>();
   register_builtin(*registry);
 
@@ -201,7 +203,9 @@ void register_calibration_commands(CLI::App& app) {
       "calibrate", "Fit the hardware parameters nothing public gives to the published figures; write an overlay");
   calibrate->add_option("--reference", cal->reference, "reference figures (YAML)")->capture_default_str();
   calibrate->add_option("--hw", cal->fit.base_hw, "base hardware (name or path) the overlay changes")->capture_default_str();
-  calibrate->add_option("--output", cal->output, "overlay to write (next to the base config)")->capture_default_str();
+  CLI::Option* output_given =
+      calibrate->add_option("--output", cal->output, "overlay to write, anywhere (default: the shipped overlay)")
+          ->capture_default_str();
   calibrate->add_option("--max-evaluations", cal->fit.max_evaluations, "search budget; a fit still improving at the end "
                         "has not converged and writes nothing")->capture_default_str();
   calibrate->add_flag("--quiet", cal->quiet, "print no progress");
@@ -209,24 +213,24 @@ void register_calibration_commands(CLI::App& app) {
                       "after the fit, refit without each target in turn and report how far its prediction moves "
                       "(one fit per target; writes the overlay of the full fit as usual)");
   calibrate->add_option("--json", cal->json, "write the fit (and leave-one-out) report as JSON to FILE ('-' for stdout)");
-  calibrate->callback([cal, registry] {
-    namespace fs = std::filesystem;
+  calibrate->callback([calibrate, cal, registry, output_given, &invocation] {
     if (cal->fit.max_evaluations < 1) throw InputError("--max-evaluations must be at least 1");
     ReferenceData ref = load_reference(resolve_config_path(cal->reference), *registry);
-    std::string output = cal->output;
-    if (fs::path(output).is_relative() && !fs::exists(fs::path(output).parent_path().empty() ? "." : fs::path(output).parent_path()))
-      output = (fs::path(STASIM_SOURCE_DIR) / output).string();
+    // The default refreshes the shipped overlay in the data folder; a given --output is written where it says.
+    std::string output = output_given->count() > 0 ? cal->output : resolve_config_path(cal->output);
+    check_output_path("--output", output);
+    check_output_path("--json", cal->json);
     const std::string base_path = resolve_hw(cal->fit.base_hw);
-    if (fs::absolute(fs::path(output).parent_path()).lexically_normal() !=
-        fs::absolute(fs::path(base_path).parent_path()).lexically_normal())
-      throw InputError("--output " + cal->output + ": the overlay must be in the folder of its base (" +
-                       fs::path(base_path).parent_path().string() + ")");
+    const std::string base = overlay_base_reference(base_path, output);
+    ResolvedConfigs configs;
+    configs.hardware.push_back(resolved_hardware(cal->fit.base_hw));
+    configs.files.push_back({"reference", cal->reference, resolve_config_path(cal->reference)});
+    const nlohmann::json prov = provenance(*calibrate, invocation, configs_json(configs));
     std::ostream* progress = cal->quiet ? nullptr : &std::cerr;
     FitResult fit = fit_calibration(ref, cal->fit, *registry, progress);
     if (!fit.converged) throw SimulationError("calibration did not converge: " + fit.message + "; nothing written");
     measure_sensitivity(ref, cal->fit, *registry, fit);
-    const std::string text = calibrated_overlay(ref, cal->fit, fit, fs::path(base_path).filename().string());
-    replace_output_file(output, text, "the calibrated overlay");
+    replace_output_file(output, calibrated_overlay(ref, cal->fit, fit, base), "the calibrated overlay");
     std::cout << "wrote " << output << " (" << fit.evaluations << " evaluations)\n";
     print_table(std::cout, fit.predictions);
     print_parameters(std::cout, fit);
@@ -236,6 +240,7 @@ void register_calibration_commands(CLI::App& app) {
       print_leave_one_out(std::cout, rows);
       doc["leave_one_out"] = leave_one_out_json(rows);
     }
+    doc["provenance"] = prov;
     if (!cal->json.empty()) write_json_file(cal->json, doc);
   });
 
@@ -250,13 +255,21 @@ void register_calibration_commands(CLI::App& app) {
   validate->add_flag("--quiet", val->quiet, "print no table");
   validate->add_flag("--report-only", val->report_only,
                      "exit 0 even when a target is out of tolerance or a fact does not hold (for exploring)");
-  validate->callback([val, registry] {
+  validate->add_option("--dump-config", val->dump_config,
+                       "write the resolved hardware config (base merged, --set applied) as YAML to FILE");
+  validate->callback([validate, val, registry, &invocation] {
+    check_output_path("--json", val->json);
+    check_output_path("--dump-config", val->dump_config);
     ReferenceData ref = load_reference(resolve_config_path(val->reference), *registry);
+    ResolvedConfigs configs;
+    configs.hardware.push_back(resolved_hardware(val->hw, val->sets));
+    configs.files.push_back({"reference", val->reference, resolve_config_path(val->reference)});
+    if (!val->dump_config.empty()) write_text_file(val->dump_config, config_dump_text(configs), "config dump");
     PredictionSetup setup;
     setup.hw = val->hw;
     setup.sets = val->sets;
     setup.down = val->down;
-    load_hardware(resolve_hw(val->hw), val->sets);  // bad hardware fails before any simulation
+    load_hardware_config(val->hw, val->sets);  // bad hardware fails before any simulation
     std::vector<ReferenceRun> runs = ref.runs();
     std::vector<RunFigures> figures = simulate_runs(ref, runs, setup, *registry);
     std::vector<Prediction> predictions = predict(ref, runs, figures);
@@ -267,7 +280,11 @@ void register_calibration_commands(CLI::App& app) {
       print_table(std::cout, predictions);
       print_facts(std::cout, ref, checks);
     }
-    if (!val->json.empty()) write_json_file(val->json, predictions_json(ref, val->hw, val->down, predictions, checks));
+    if (!val->json.empty()) {
+      nlohmann::json doc = predictions_json(ref, val->hw, val->down, predictions, checks);
+      doc["provenance"] = provenance(*validate, invocation, configs_json(configs));
+      write_json_file(val->json, doc);
+    }
     // The model is held to the measurements: a miss is a failed check (exit 1) unless only a report was asked.
     int misses = 0, failed = 0;
     for (const Prediction& p : predictions) misses += p.pass ? 0 : 1;

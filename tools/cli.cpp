@@ -6,10 +6,31 @@
 #include <filesystem>
 #include <iostream>
 
+#include "sim/core/build_info.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/output_file.hpp"
 
 namespace stasim::cli {
+
+std::string version_text() {
+  std::string text = std::string("stasim ") + stasim_version() + " (git " + stasim_git_describe() + ")\n";
+  try {
+    text += "configs: " + (std::filesystem::path(data_dir()) / "configs").string() + "\n";
+  } catch (const InputError& e) {
+    text += std::string("configs: none (") + e.what() + ")\n";
+  }
+  return text;
+}
+
+void check_output_path(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(option + " " + path + ": is a folder; name a file");
+  const fs::path folder = fs::path(path).parent_path();
+  if (!folder.empty() && !fs::is_directory(folder, ec))
+    throw InputError(option + " " + path + ": no folder '" + folder.string() + "' to write it in");
+}
 
 int run(int argc, char** argv) {
   // Redirected output is written in 1 MiB blocks, so a failure (a full disk) mostly surfaces at the final flush,
@@ -18,14 +39,22 @@ int run(int argc, char** argv) {
   watch_stdout();
   CLI::App app{"stasim: cycle-approximate simulator of scratchpad-based tensor accelerators"};
   app.require_subcommand(1);
-  register_decode_commands(app);
-  register_schedule_commands(app);
+  // Every option keeps its default as text, so a result's provenance lists the value of each option.
+  app.option_defaults()->always_capture_default();
+  app.set_version_flag("--version", [] {
+    std::string text = version_text();
+    return text.substr(0, text.size() - 1);  // CLI11 adds the last newline
+  }, "print the version, git describe and the configs folder, then exit");
+  Invocation invocation;
+  invocation.argv.assign(argv, argv + argc);
+  register_decode_commands(app, invocation);
+  register_schedule_commands(app, invocation);
   register_route_block_commands(app);
   register_golden_commands(app);
-  register_sweep_commands(app);
-  register_calibration_commands(app);
+  register_sweep_commands(app, invocation);
+  register_calibration_commands(app, invocation);
   register_weights_commands(app);
-  register_represent_command(app);
+  register_represent_command(app, invocation);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

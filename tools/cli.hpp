@@ -4,9 +4,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/studies/config_paths.hpp"
 
@@ -19,13 +21,30 @@ struct CheckFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void register_schedule_commands(CLI::App& app);     // schedule, bench (schedule_command.cpp, bench_command.cpp)
+// The command line as given, filled before parsing: what the results' provenance records.
+struct Invocation {
+  std::vector<std::string> argv;
+};
+
+// The provenance block of a result written by subcommand `sub` (cli_provenance.cpp): the simulator's version and
+// git describe, the command line, every option of `sub` with its value (given or default) and `configs`, the
+// SHA-256 of the resolved configs the command read (sim/studies/resolved_configs.hpp).
+nlohmann::json provenance(const CLI::App& sub, const Invocation& invocation,
+                          const nlohmann::json& configs = nlohmann::json::object());
+// An output option's FILE before any work: InputError "OPTION PATH: ..." when its folder does not exist or it
+// names a folder. "" (not given) and "-" (stdout) pass.
+void check_output_path(const std::string& option, const std::string& path);
+
+// "stasim 0.1.0 (git v0.1.0-3-gabc1234)" and where the shipped configs are read from.
+std::string version_text();
+
+void register_schedule_commands(CLI::App& app, const Invocation& invocation);  // schedule, bench
 void register_route_block_commands(CLI::App& app);  // align, partition, replay (route_block_command.cpp)
-void register_decode_commands(CLI::App& app);       // run, compare (run_command.cpp)
+void register_decode_commands(CLI::App& app, const Invocation& invocation);    // run, compare (run_command.cpp)
 void register_golden_commands(CLI::App& app);       // goldens (goldens_command.cpp)
-void register_sweep_commands(CLI::App& app);        // sweep, merge (sweep_command.cpp)
-void register_calibration_commands(CLI::App& app);  // calibrate, validate (calibrate_command.cpp)
+void register_sweep_commands(CLI::App& app, const Invocation& invocation);     // sweep, merge (sweep_command.cpp)
+void register_calibration_commands(CLI::App& app, const Invocation& invocation);  // calibrate, validate
 void register_weights_commands(CLI::App& app);      // export-weights (weights_command.cpp)
-void register_represent_command(CLI::App& app);     // represent (represent_command.cpp)
+void register_represent_command(CLI::App& app, const Invocation& invocation);  // represent
 
 }  // namespace stasim::cli

@@ -17,6 +17,7 @@
 #include "sim/reports/result_report.hpp"
 #include "tools/cli.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/resolved_configs.hpp"
 #include "sim/studies/weights_source.hpp"
 #include "workloads/layer_weights_loader.hpp"
 #include "workloads/matched_rate.hpp"
@@ -175,7 +176,9 @@ nlohmann::json table_json(const RepresentOptions& o, const LayerWeights& w, cons
   return doc;
 }
 
-void run_represent(const RepresentOptions& o) {
+void run_represent(const CLI::App& sub, const Invocation& invocation, const RepresentOptions& o) {
+  check_output_path("--out", o.out);
+  check_output_path("--json", o.json);
   // Refused before the (minutes-long) build: outputs that collide, or that would overwrite an input.
   if (!o.out.empty()) require_replaceable(o.out, "the representation file");
   check_output_paths({{"--out", o.out}, {"--json", o.json}},
@@ -183,6 +186,11 @@ void run_represent(const RepresentOptions& o) {
                       {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights},
                       {"--activations", o.activations.rfind("synthetic", 0) == 0 ? "" : o.activations}});
   const ModelSpec model = load_model(resolve_model(o.model));
+  ResolvedConfigs configs;
+  configs.models.push_back(resolved_model(o.model));
+  if (!o.activations.empty() && o.activations.rfind("synthetic", 0) != 0)
+    configs.files.push_back({"activations", o.activations, o.activations});
+  const nlohmann::json prov = provenance(sub, invocation, configs_json(configs));
   WeightsSource source = WeightsSource::parse(o.weights);
   if (source.has_key("tokens"))
     throw InputError("--weights " + o.weights + ": tokens is the sweep's; here --activations synthetic:tokens=N sets them");
@@ -232,15 +240,19 @@ void run_represent(const RepresentOptions& o) {
               projections.c_str());
   print_table(rows);
   if (!o.out.empty()) {
-    write_representation(o.out, hybrid);
+    write_representation(o.out, hybrid, TensorDtype::bf16, prov.dump());
     std::printf("\nwrote %s (B, J_e, D, C_e of the hybrid, BF16 + U8 indices)\n", o.out.c_str());
   }
-  if (!o.json.empty()) write_json_file(o.json, table_json(o, weights, acts, rows));
+  if (!o.json.empty()) {
+    nlohmann::json doc = table_json(o, weights, acts, rows);
+    doc["provenance"] = prov;
+    write_json_file(o.json, doc);
+  }
 }
 
 }  // namespace
 
-void register_represent_command(CLI::App& app) {
+void register_represent_command(CLI::App& app, const Invocation& invocation) {
   auto o = std::make_shared<RepresentOptions>();
   CLI::App* sub = app.add_subcommand(
       "represent", "Build the hybrid LR+VQ representation of one layer and compare its NMSE with VQ-only and LR-only");
@@ -268,7 +280,7 @@ void register_represent_command(CLI::App& app) {
   sub->add_flag("--no-whiten", o->no_whiten, "fit D, C_e without whitening by the activation Gram matrix");
   sub->add_option("--out", o->out, "write the hybrid's B, J_e, D, C_e to FILE.safetensors");
   sub->add_option("--json", o->json, "write the table as JSON to FILE ('-' for stdout)");
-  sub->callback([o] { run_represent(*o); });
+  sub->callback([sub, o, &invocation] { run_represent(*sub, invocation, *o); });
 }
 
 }  // namespace stasim::cli

@@ -1,12 +1,14 @@
 // `stasim run` (one dataflow) and `stasim compare` (several side by side) on a model and a hardware config:
 // options in, the public library (include/stasim/stasim.hpp) runs them, reports out.
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "sim/core/input_error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/reports/trace_output.hpp"
+#include "sim/studies/resolved_configs.hpp"
 #include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
 
@@ -22,7 +24,7 @@ struct RunOptions {
   CLI::Option* lnc_given = nullptr;
   CLI::Option* context_given = nullptr;
   std::string dataflows = "dense,cardan";
-  std::string json, trace, dot;
+  std::string json, trace, dot, ops, trace_layers, dump_config;
   bool quiet = false;
 };
 
@@ -56,7 +58,37 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_option("--json", o.json, "write the result as JSON to FILE ('-' for stdout)");
   sub->add_flag("--quiet", o.quiet, "print no summary");
   sub->add_option("--trace", o.trace, "write a Chrome/Perfetto trace-event JSON timeline to FILE");
+  sub->add_option("--trace-layers", o.trace_layers, "trace only layers A to B (A:B, inclusive) or layer A");
   sub->add_option("--dot", o.dot, "write the schedule graph for Graphviz to FILE (critical path in red)");
+  sub->add_option("--ops", o.ops, "write one CSV row per simulated op to FILE (core, queue, layer, expert, phase, "
+                                  "kind, start/end, bound_by, bytes, ...)");
+  sub->add_option("--dump-config", o.dump_config,
+                  "write the resolved hardware and model configs (bases merged, --set applied) as YAML to FILE");
+}
+
+ResolvedConfigs run_configs(const RunRequest& r) {
+  ResolvedConfigs configs;
+  configs.hardware.push_back(resolved_hardware(r.hw, r.sets));
+  configs.models.push_back(resolved_model(r.model, r.sets));
+  if (!r.routes.empty()) configs.files.push_back({"routes", r.routes, r.routes});
+  return configs;
+}
+
+// The trace, graph and op table of one run (compare: one of each per dataflow, tagged with its name).
+void write_run_files(const RunOptions& o, const DecodeRun& r, const nlohmann::json& provenance, bool tagged) {
+  auto name = [&](const std::string& path) { return tagged ? path_with_tag(path, r.dataflow) : path; };
+  if (!o.trace.empty()) {
+    TraceOptions options;
+    options.title = r.dataflow;
+    options.provenance = provenance;
+    if (!o.trace_layers.empty()) parse_trace_layers(o.trace_layers, static_cast<int>(r.decode.layers.size()), options);
+    write_trace_file(name(o.trace), r.decode.graph, r.result, r.hw, options);
+  }
+  if (!o.dot.empty()) write_dot_file(name(o.dot), r.decode.graph, r.result);
+  if (!o.ops.empty()) {
+    write_ops_file(name(o.ops), r.decode.graph, r.result, r.hw);
+    write_json_file(name(o.ops) + ".meta.json", {{"provenance", provenance}});
+  }
 }
 
 void apply_deployment(RunOptions& o) {
@@ -67,13 +99,24 @@ void apply_deployment(RunOptions& o) {
   if (o.context || given(o.context_given)) o.request.context = o.context;
 }
 
-// Refuses, before anything is simulated, outputs that would overwrite each other or an input. compare writes
-// one trace and one graph per dataflow (`tagged`).
+// Bad output options fail before any simulation: a missing folder, a --trace-layers that cannot parse, outputs
+// that would overwrite each other or an input. compare writes one trace, graph and op table per dataflow (`tags`).
 void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
-  std::vector<NamedPath> outputs = {{"--json", o.json}};
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--json", o.json}, {"--trace", o.trace},
+                                     {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}})
+    check_output_path(option, path);
+  if (!o.trace_layers.empty()) {
+    TraceOptions probe;
+    parse_trace_layers(o.trace_layers, std::numeric_limits<int>::max(), probe);
+    if (o.trace.empty()) throw InputError("--trace-layers " + o.trace_layers + ": it selects what --trace writes; add --trace FILE");
+  }
+  std::vector<NamedPath> outputs = {{"--json", o.json}, {"--dump-config", o.dump_config}};
   for (const std::string& tag : tags) {
-    outputs.push_back({"--trace", tag.empty() || o.trace.empty() ? o.trace : path_with_tag(o.trace, tag)});
-    outputs.push_back({"--dot", tag.empty() || o.dot.empty() ? o.dot : path_with_tag(o.dot, tag)});
+    auto tagged = [&](const std::string& path) { return tag.empty() || path.empty() ? path : path_with_tag(path, tag); };
+    outputs.push_back({"--trace", tagged(o.trace)});
+    outputs.push_back({"--dot", tagged(o.dot)});
+    outputs.push_back({"--ops", tagged(o.ops)});
+    outputs.push_back({"--ops", o.ops.empty() ? "" : tagged(o.ops) + ".meta.json"});
   }
   const RunRequest& r = o.request;
   check_output_paths(outputs, {{"--model", resolve_model(r.model)}, {"--hw", resolve_hw(r.hw)}, {"--routes", r.routes}});
@@ -89,22 +132,28 @@ std::vector<std::string> split(const std::string& text) {
 
 }  // namespace
 
-void register_decode_commands(CLI::App& app) {
+void register_decode_commands(CLI::App& app, const Invocation& invocation) {
   auto sim = std::make_shared<Simulator>();
 
   auto run_opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Simulate one decode step of a model with one dataflow");
   add_common(run, *run_opts);
   run->add_option("--dataflow", run_opts->request.dataflow, "dense | xla | cardan | vq-only | lr-only | w4a8")->capture_default_str();
-  run->callback([run_opts, sim] {
+  run->callback([run, run_opts, sim, &invocation] {
+    const RunOptions& o = *run_opts;
     apply_deployment(*run_opts);
-    check_outputs(*run_opts, {""});
-    DecodeRun result = sim->run(run_opts->request);
-    if (!run_opts->quiet) Simulator::print(std::cout, result);
-    if (!run_opts->json.empty()) write_json_file(run_opts->json, Simulator::json(result));
-    if (!run_opts->trace.empty())
-      write_trace_file(run_opts->trace, result.decode.graph, result.result, result.hw, result.dataflow);
-    if (!run_opts->dot.empty()) write_dot_file(run_opts->dot, result.decode.graph, result.result);
+    check_outputs(o, {""});
+    const ResolvedConfigs configs = run_configs(o.request);
+    if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
+    const nlohmann::json prov = provenance(*run, invocation, configs_json(configs));
+    DecodeRun result = sim->run(o.request);
+    if (!o.quiet) Simulator::print(std::cout, result);
+    if (!o.json.empty()) {
+      nlohmann::json doc = Simulator::json(result);
+      doc["provenance"] = prov;
+      write_json_file(o.json, doc);
+    }
+    write_run_files(o, result, prov, false);
   });
 
   auto cmp_opts = std::make_shared<RunOptions>();
@@ -112,12 +161,16 @@ void register_decode_commands(CLI::App& app) {
   add_common(cmp, *cmp_opts);
   cmp->add_option("--dataflows", cmp_opts->dataflows, "comma-separated dataflows; speedups are against the first")
       ->capture_default_str();
-  cmp->callback([cmp_opts, sim] {
+  cmp->callback([cmp, cmp_opts, sim, &invocation] {
     apply_deployment(*cmp_opts);
     std::vector<std::string> names = split(cmp_opts->dataflows);
+    check_outputs(*cmp_opts, names);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
     for (const auto& n : names) sim->registry().find(n);  // unknown names fail before any simulation
-    check_outputs(*cmp_opts, names);
+    const ResolvedConfigs configs = run_configs(cmp_opts->request);
+    if (!cmp_opts->dump_config.empty())
+      write_text_file(cmp_opts->dump_config, config_dump_text(configs), "config dump");
+    const nlohmann::json prov = provenance(*cmp, invocation, configs_json(configs));
     std::vector<DecodeRun> runs;
     for (const auto& n : names) {
       RunRequest req = cmp_opts->request;
@@ -125,11 +178,7 @@ void register_decode_commands(CLI::App& app) {
       runs.push_back(sim->run(req));
     }
     if (!cmp_opts->quiet) print_comparison(std::cout, runs);
-    for (const DecodeRun& r : runs) {
-      if (!cmp_opts->trace.empty())
-        write_trace_file(path_with_tag(cmp_opts->trace, r.dataflow), r.decode.graph, r.result, r.hw, r.dataflow);
-      if (!cmp_opts->dot.empty()) write_dot_file(path_with_tag(cmp_opts->dot, r.dataflow), r.decode.graph, r.result);
-    }
+    for (const DecodeRun& r : runs) write_run_files(*cmp_opts, r, prov, true);
     if (!cmp_opts->json.empty()) {
       nlohmann::json doc = nlohmann::json::object();
       nlohmann::json list = nlohmann::json::array();
@@ -140,6 +189,7 @@ void register_decode_commands(CLI::App& app) {
         list.push_back(j);
       }
       doc["runs"] = list;
+      doc["provenance"] = prov;
       write_json_file(cmp_opts->json, doc);
     }
   });

@@ -9,6 +9,7 @@
 #include "sim/kernel/simulate.hpp"
 #include "tools/cli.hpp"
 #include "sim/reports/trace_output.hpp"
+#include "sim/studies/resolved_configs.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -17,17 +18,25 @@ struct ScheduleOptions {
   std::string hw = "configs/hw/trn3.yaml";
   std::string schedule = "configs/schedules/expert_ffn_tile.yaml";
   std::vector<std::string> sets;
-  std::string json, trace, dot;
+  std::string json, trace, dot, ops, dump_config;
   bool quiet = false;
 };
 
-void run_schedule(const ScheduleOptions& o) {
-  std::string hw_path = resolve_config_path(o.hw);
+void run_schedule(const CLI::App& sub, const Invocation& invocation, const ScheduleOptions& o) {
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--json", o.json}, {"--trace", o.trace},
+                                     {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}})
+    check_output_path(option, path);
   std::string schedule_path = resolve_config_path(o.schedule);
-  check_output_paths({{"--json", o.json}, {"--trace", o.trace}, {"--dot", o.dot}},
-                     {{"--schedule", schedule_path}, {"--hw", hw_path}});
-  HardwareConfig hw = load_hardware(hw_path, o.sets);
+  check_output_paths({{"--json", o.json}, {"--trace", o.trace}, {"--dot", o.dot}, {"--ops", o.ops},
+                      {"--ops", o.ops.empty() ? "" : o.ops + ".meta.json"}, {"--dump-config", o.dump_config}},
+                     {{"--schedule", schedule_path}, {"--hw", resolve_hw(o.hw)}});
+  HardwareConfig hw = load_hardware_config(o.hw, o.sets);
+  ResolvedConfigs configs;
+  configs.hardware.push_back(resolved_hardware(o.hw, o.sets));
+  configs.files.push_back({"schedule", o.schedule, schedule_path});
+  if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
   LoadedSchedule schedule = load_schedule(schedule_path);
+  const nlohmann::json prov = provenance(sub, invocation, configs_json(configs));
   SimResult result;
   try {
     result = simulate(schedule.graph, hw, schedule.locator(), schedule.buffer_locator());
@@ -40,26 +49,40 @@ void run_schedule(const ScheduleOptions& o) {
     std::cout << "schedule " << schedule_path << '\n';
     print_summary(std::cout, schedule.graph, hw, result);
   }
-  if (!o.json.empty()) write_json_file(o.json, result_json(schedule.graph, hw, result));
-  if (!o.trace.empty()) write_trace_file(o.trace, schedule.graph, result, hw, "");
+  if (!o.json.empty()) {
+    nlohmann::json doc = result_json(schedule.graph, hw, result);
+    doc["provenance"] = prov;
+    write_json_file(o.json, doc);
+  }
+  if (!o.trace.empty()) {
+    TraceOptions options;
+    options.provenance = prov;
+    write_trace_file(o.trace, schedule.graph, result, hw, options);
+  }
   if (!o.dot.empty()) write_dot_file(o.dot, schedule.graph, result);
+  if (!o.ops.empty()) {
+    write_ops_file(o.ops, schedule.graph, result, hw);
+    write_json_file(o.ops + ".meta.json", {{"provenance", prov}});
+  }
 }
 
 }  // namespace
 
 void register_bench_command(CLI::App& app);
 
-void register_schedule_commands(CLI::App& app) {
+void register_schedule_commands(CLI::App& app, const Invocation& invocation) {
   auto opts = std::make_shared<ScheduleOptions>();
   CLI::App* sub = app.add_subcommand("schedule", "Run a hand-written schedule YAML and report its timing");
-  sub->add_option("--hw", opts->hw, "hardware config YAML")->capture_default_str();
+  sub->add_option("--hw", opts->hw, "hardware name (configs/hw/NAME.yaml) or YAML path")->capture_default_str();
   sub->add_option("--schedule", opts->schedule, "schedule YAML (ops in program order)")->capture_default_str();
   sub->add_option("--set", opts->sets, "override a hardware key: key.path=value (repeatable)");
   sub->add_option("--json", opts->json, "write the full result as JSON to FILE ('-' for stdout)");
   sub->add_flag("--quiet", opts->quiet, "print no summary");
   sub->add_option("--trace", opts->trace, "write a Chrome/Perfetto trace-event JSON timeline to FILE");
   sub->add_option("--dot", opts->dot, "write the schedule graph for Graphviz to FILE (critical path in red)");
-  sub->callback([opts] { run_schedule(*opts); });
+  sub->add_option("--ops", opts->ops, "write one CSV row per simulated op to FILE");
+  sub->add_option("--dump-config", opts->dump_config, "write the resolved hardware config (--set applied) as YAML to FILE");
+  sub->callback([sub, opts, &invocation] { run_schedule(*sub, invocation, *opts); });
   register_bench_command(app);
 }
 

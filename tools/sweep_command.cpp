@@ -17,8 +17,10 @@
 #include "sim/core/input_error.hpp"
 #include "sim/core/output_file.hpp"
 #include "tools/cli.hpp"
+#include "sim/reports/result_report.hpp"
 #include "sim/studies/decode_run.hpp"
 #include "sim/studies/output_lock.hpp"
+#include "sim/studies/resolved_configs.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_quality.hpp"
 #include "sim/studies/sweep_runner.hpp"
@@ -57,9 +59,9 @@ std::vector<std::string> split_names(const std::string& text) {
 
 bool dense_like(const std::string& dataflow) { return dataflow == "dense"; }
 
-// A sweep config's file: a path, or the name of a shipped one (configs/sweeps/NAME.yaml).
-std::string config_path(const std::string& config) {
-  std::string path = config;
+// A sweep YAML by shipped name (configs/sweeps/NAME.yaml) or path.
+std::string sweep_config_path(const std::string& name) {
+  std::string path = name;
   if (path.find('/') == std::string::npos && path.find(".yaml") == std::string::npos)
     path = "configs/sweeps/" + path + ".yaml";
   return resolve_config_path(path);
@@ -67,7 +69,7 @@ std::string config_path(const std::string& config) {
 
 SweepSpec build_spec(const SweepOptions& o) {
   SweepSpec spec;
-  if (!o.config.empty()) spec = load_sweep(config_path(o.config));
+  if (!o.config.empty()) spec = load_sweep(sweep_config_path(o.config));
   if (!o.models.empty()) spec.models = split_names(o.models);
   if (!o.dataflows.empty()) spec.dataflows = split_names(o.dataflows);
   if (!o.hw.empty()) spec.hw = o.hw;
@@ -90,12 +92,12 @@ SweepSpec build_spec(const SweepOptions& o) {
 void check_spec(const SweepSpec& spec, const DataflowRegistry& registry) {
   for (const std::string& name : spec.dataflows) registry.find(name);
   std::string hw_path = resolve_hw(spec.hw);
-  load_hardware_document(hw_path);
+  load_hardware_document(hw_path, shipped_hw_path);
   for (const std::string& model : spec.models) load_yaml_file(resolve_model(model));
   for (const auto& [key, values] : spec.vary) {
     bool model_key = key.rfind("model.", 0) == 0;
     std::string file = model_key ? resolve_model(spec.models.front()) : hw_path;
-    YamlNode root = model_key ? load_yaml_file(file) : load_hardware_document(file);
+    YamlNode root = model_key ? load_yaml_file(file) : load_hardware_document(file, shipped_hw_path);
     apply_overrides(root, {(model_key ? key.substr(6) : key) + "=" + values.front()}, file);
   }
 }
@@ -164,18 +166,29 @@ std::map<std::string, SweepRow> quality_cells(const std::vector<SweepPoint>& poi
   return cells;
 }
 
-void run_sweep(const SweepOptions& o) {
+// What the sweep read: its hardware (without the --vary keys, which the options list) and each model.
+ResolvedConfigs sweep_configs(const SweepSpec& spec) {
+  ResolvedConfigs configs;
+  configs.hardware.push_back(resolved_hardware(spec.hw));
+  for (const std::string& model : spec.models) configs.models.push_back(resolved_model(model));
+  return configs;
+}
+
+void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOptions& o) {
   DataflowRegistry registry;
   register_builtin(registry);
   SweepSpec spec = build_spec(o);
   check_spec(spec, registry);
+  ResolvedConfigs configs = sweep_configs(spec);
+  if (!o.config.empty()) configs.files.push_back({"sweep", o.config, sweep_config_path(o.config)});
+  const nlohmann::json meta = {{"provenance", provenance(sub, invocation, configs_json(configs))}};
   // Rows are appended to --out and the file is finally renamed over: a device or FIFO is refused, and so is
   // an --out that names one of the sweep's inputs.
   require_replaceable(o.out, "the sweep output");
   std::vector<NamedPath> inputs = {{"--hw", resolve_hw(spec.hw)}};
-  if (!o.config.empty()) inputs.push_back({"--config", config_path(o.config)});
+  if (!o.config.empty()) inputs.push_back({"--config", sweep_config_path(o.config)});
   for (const std::string& model : spec.models) inputs.push_back({"--models", resolve_model(model)});
-  check_output_paths({{"--out", o.out}}, inputs);
+  check_output_paths({{"--out", o.out}, {"--out", o.out + ".meta.json"}}, inputs);
   std::vector<SweepPoint> grid = expand(spec, dense_like);
   if (grid.empty()) throw InputError("the grid is empty");
   int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -230,6 +243,7 @@ void run_sweep(const SweepOptions& o) {
   std::vector<SweepRow> rows = read_sweep_rows(o.out);
   finalize(rows);
   write_sweep_rows(o.out, rows);
+  write_json_file(o.out + ".meta.json", meta);
 
   std::set<std::string> mine_keys;
   for (const SweepPoint& p : mine) mine_keys.insert(p.key());
@@ -259,7 +273,7 @@ struct MergeOptions {
   std::string out;
 };
 
-void run_merge(const MergeOptions& o) {
+void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOptions& o) {
   require_replaceable(o.out, "the merged output");
   std::vector<SweepTable> parts;
   for (const std::string& path : o.inputs) {
@@ -272,12 +286,20 @@ void run_merge(const MergeOptions& o) {
   for (SweepTable& part : parts) rows.insert(rows.end(), part.rows.begin(), part.rows.end());
   finalize(rows);
   write_sweep_rows(o.out, rows);
+  // The merged file's provenance: this merge, and each input's own (its sweep's command line and configs).
+  nlohmann::json inputs = nlohmann::json::object();
+  for (const std::string& path : o.inputs) {
+    std::ifstream meta(path + ".meta.json");
+    nlohmann::json doc = nlohmann::json::parse(meta, nullptr, false);
+    inputs[path] = meta && !doc.is_discarded() && doc.contains("provenance") ? doc["provenance"] : nlohmann::json();
+  }
+  write_json_file(o.out + ".meta.json", {{"provenance", provenance(sub, invocation)}, {"inputs", inputs}});
   std::printf("merge: %zu rows from %zu files; wrote %s\n", rows.size(), o.inputs.size(), o.out.c_str());
 }
 
 }  // namespace
 
-void register_sweep_commands(CLI::App& app) {
+void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand("sweep", "Run a grid of decode simulations (in a pool of --jobs worker processes)");
   sub->add_option("--config", o->config, "sweep YAML (configs/sweeps/NAME.yaml or a path); options below override it");
@@ -304,13 +326,13 @@ void register_sweep_commands(CLI::App& app) {
                   "YAML's weights:) or synthetic[:hidden=256,intermediate=128,experts=8,seed=1,...]");
   sub->add_option("--weights-layer", o->weights_layer, "the layer --weights compresses (default: the first MoE layer)");
   sub->add_option("--weights-experts", o->weights_experts, "read only the first N experts of a checkpoint (default: all)");
-  sub->callback([o] { run_sweep(*o); });
+  sub->callback([sub, o, &invocation] { run_sweep(*sub, invocation, *o); });
 
   auto m = std::make_shared<MergeOptions>();
   CLI::App* merge = app.add_subcommand("merge", "Merge sweep outputs (e.g. of --shard runs) into one file");
   merge->add_option("inputs", m->inputs, "sweep outputs (CSV or JSON lines)")->required();
   merge->add_option("--out", m->out, "merged output: .csv or .jsonl")->required();
-  merge->callback([m] { run_merge(*m); });
+  merge->callback([merge, m, &invocation] { run_merge(*merge, invocation, *m); });
 }
 
 }  // namespace stasim::cli

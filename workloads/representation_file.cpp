@@ -73,7 +73,8 @@ IndexMap read_indices(const SafetensorsFile& file, const std::string& name, std:
 
 }  // namespace
 
-void write_representation(const std::string& path, const BuiltLayer& built, TensorDtype dtype) {
+void write_representation(const std::string& path, const BuiltLayer& built, TensorDtype dtype,
+                          const std::string& provenance) {
   if (dtype != TensorDtype::f32 && dtype != TensorDtype::bf16)
     throw InputError(path + ": the representation is written as F32 or BF16, not " + to_string(dtype));
   SafetensorsWriter writer;
@@ -110,6 +111,7 @@ void write_representation(const std::string& path, const BuiltLayer& built, Tens
   writer.set_metadata("r", std::to_string(rep.r));
   writer.set_metadata("K", std::to_string(rep.K));
   writer.set_metadata("projections", names);
+  if (!provenance.empty()) writer.set_metadata("provenance", provenance);
   writer.write(path);
 }
 

@@ -5,7 +5,8 @@
 //   layers.L.P.basis                     [H, r]    D                              (F32 or BF16; absent when r = 0)
 //   layers.L.P.experts.e.coefficients    [r, I]    C_e                            (F32 or BF16; absent when r = 0)
 // and __metadata__ {format: "stasim-lr-vq", version: "1", layer, hidden, intermediate, experts, representation,
-// d, r, K, projections: "gate,up"}. Written deterministically; reading checks every name, shape and index.
+// d, r, K, projections: "gate,up"}, plus `provenance` (the writing command's, JSON text) when one is given.
+// Written deterministically; reading checks every name, shape and index.
 #pragma once
 
 #include <string>
@@ -16,7 +17,8 @@
 namespace stasim {
 
 // `dtype` of B, D and C_e: BF16 (the stored form of docs/cardan.md, rounded to nearest even) or F32 (exact).
-void write_representation(const std::string& path, const BuiltLayer& built, TensorDtype dtype = TensorDtype::bf16);
+void write_representation(const std::string& path, const BuiltLayer& built, TensorDtype dtype = TensorDtype::bf16,
+                          const std::string& provenance = "");
 
 // Reads a file written by write_representation; InputError naming the file and the tensor for a missing
 // tensor, a wrong shape or dtype, an index ≥ K, or metadata that is not this format's.

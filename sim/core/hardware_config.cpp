@@ -211,16 +211,36 @@ void merge_overlay(YamlNode base, const YamlNode& overlay, const std::string& fi
 // An overlay chain longer than this is refused: real ones are one or two deep, and each level is validated.
 constexpr std::size_t kMaxBaseChain = 16;
 
-// The document at `path` with its `base:` chain resolved (each base relative to the folder of the file naming
-// it). `chain` holds the files being resolved, so a cycle is an error rather than a hang.
-YamlNode load_with_base(const std::string& path, std::vector<std::string>& chain) {
+// Where `base:` points: a value with a '/' or ending in ".yaml" is a path, relative to the folder of the file
+// naming it; a bare name ("trn3") is a shipped config: `<name>.yaml` beside the overlay when there is one (the
+// shipped overlays sit beside their bases), else a file of exactly that name there, else what `shipped` finds.
+std::string base_file(const std::string& value, const std::string& overlay, const ShippedHardware& shipped) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path folder = fs::path(overlay).parent_path();
+  const bool is_path = value.find('/') != std::string::npos ||
+                       (value.size() > 5 && value.compare(value.size() - 5, 5, ".yaml") == 0);
+  if (is_path) return (folder / value).lexically_normal().string();
+  const std::string beside = (folder / (value + ".yaml")).lexically_normal().string();
+  if (fs::exists(beside, error)) return beside;
+  // A file of exactly that name beside the overlay (no extension) is what `base:` named before shipped names.
+  const std::string exact = (folder / value).lexically_normal().string();
+  if (fs::is_regular_file(exact, error)) return exact;
+  if (!shipped) return beside;
+  const std::string found = shipped(value);
+  return found.empty() ? beside : found;
+}
+
+// The document at `path` with its `base:` chain resolved. `chain` holds the files being resolved, so a cycle is
+// an error rather than a hang.
+YamlNode load_with_base(const std::string& path, std::vector<std::string>& chain, const ShippedHardware& shipped) {
   namespace fs = std::filesystem;
   YamlNode root = load_yaml_file(path);
   YamlNode base_key = root["base"];
   if (!base_key) return root;
   if (!base_key.is_scalar() || base_key.scalar().empty())
-    throw InputError(mark_of(base_key, path) + ": base: expected the file name of a hardware config");
-  const std::string base_path = (fs::path(path).parent_path() / base_key.scalar()).lexically_normal().string();
+    throw InputError(mark_of(base_key, path) + ": base: expected a shipped hardware name (trn3) or a config path");
+  const std::string base_path = base_file(base_key.scalar(), path, shipped);
   std::error_code error;
   if (!fs::exists(base_path, error))
     throw InputError(mark_of(base_key, path) + ": base: no file '" + base_path + "'");
@@ -231,7 +251,7 @@ YamlNode load_with_base(const std::string& path, std::vector<std::string>& chain
     throw InputError(mark_of(base_key, path) + ": base: a chain of more than " + std::to_string(kMaxBaseChain) +
                      " overlays");
   chain.push_back(base_path);
-  YamlNode base = load_with_base(base_path, chain);
+  YamlNode base = load_with_base(base_path, chain, shipped);
   read_hardware(base, base_path);  // the base must stand on its own: its problems are reported in its own file
   Problems problems;
   merge_overlay(base, root, path, "", problems);
@@ -241,14 +261,21 @@ YamlNode load_with_base(const std::string& path, std::vector<std::string>& chain
 
 }  // namespace
 
-YamlNode load_hardware_document(const std::string& path) {
+YamlNode load_hardware_document(const std::string& path, const ShippedHardware& shipped) {
   std::vector<std::string> chain{path};
-  return load_with_base(path, chain);
+  return load_with_base(path, chain, shipped);
 }
 
-HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
-  YamlNode root = load_hardware_document(path);
+YamlNode resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
+                                    const ShippedHardware& shipped) {
+  YamlNode root = load_hardware_document(path, shipped);
   apply_overrides(root, overrides, path);
+  return root;
+}
+
+HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides,
+                             const ShippedHardware& shipped) {
+  YamlNode root = resolved_hardware_document(path, overrides, shipped);
   return read_hardware(root, path);
 }
 

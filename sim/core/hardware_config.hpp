@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -106,11 +107,22 @@ struct HardwareConfig {
 };
 
 HardwareConfig read_hardware(const YamlNode& root, const std::string& file);
+
+// Finds the file of a shipped hardware config by name ("trn3"), "" when there is none: how an overlay anywhere
+// reaches its base (sim/studies/config_paths.hpp provides the one the programs use).
+using ShippedHardware = std::function<std::string(const std::string& name)>;
+
 // The YAML document of a hardware file with its `base:` chain merged in (what overrides apply to).
-YamlNode load_hardware_document(const std::string& path);
-// A file may be an overlay: `base: trn3.yaml` (relative to its own folder) and then only the keys it changes;
-// every overlay key must exist in the base (a typo gets a did-you-mean) and the merged document is validated
-// like any other, values reported at the overlay's lines. Overrides apply after the merge.
-HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides = {});
+YamlNode load_hardware_document(const std::string& path, const ShippedHardware& shipped = {});
+// The same with `key.path=value` overrides applied: the resolved config that load_hardware reads.
+YamlNode resolved_hardware_document(const std::string& path, const std::vector<std::string>& overrides,
+                                    const ShippedHardware& shipped = {});
+// A file may be an overlay: `base: trn3` (a shipped name: `trn3.yaml` beside the overlay, else a file `trn3` there,
+// else `shipped(name)`) or `base: path/to/base.yaml` (relative to the overlay's folder), then only the keys it
+// changes; every overlay key must exist in the base (a typo gets a did-you-mean) and the merged document is
+// validated like any other, values reported at the overlay's lines. A chain of more than 16 overlays is refused.
+// Overrides apply after the merge.
+HardwareConfig load_hardware(const std::string& path, const std::vector<std::string>& overrides = {},
+                             const ShippedHardware& shipped = {});
 
 }  // namespace stasim

@@ -125,4 +125,12 @@ void write_json_file(const std::string& path, const nlohmann::json& doc) {
   write_output_file(path, doc.dump(2) + "\n", "the JSON file");
 }
 
+void write_text_file(const std::string& path, const std::string& bytes, const std::string& what) {
+  if (path == "-") {
+    std::cout << bytes;
+    return;
+  }
+  write_output_file(path, bytes, "the " + what + " file");
+}
+
 }  // namespace stasim

@@ -18,5 +18,7 @@ nlohmann::json result_json(const ScheduleGraph& graph, const HardwareConfig& hw,
 void print_summary(std::ostream& out, const ScheduleGraph& graph, const HardwareConfig& hw, const SimResult& result);
 // Writes JSON to `path` ("-" = stdout); throws InputError when the file cannot be written.
 void write_json_file(const std::string& path, const nlohmann::json& doc);
+// Writes `bytes` to `path` ("-" = stdout); InputError "PATH: cannot write the WHAT file" when it cannot.
+void write_text_file(const std::string& path, const std::string& bytes, const std::string& what = "output");
 
 }  // namespace stasim

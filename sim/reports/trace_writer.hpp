@@ -1,8 +1,10 @@
 // Chrome/Perfetto trace-event JSON of a finished simulation (ui.perfetto.dev and chrome://tracing open it):
-// one process per physical core, one track per compute engine and per DMA queue, each op a slice named
-// "label [phase]", flow arrows for dependencies between tracks, counter tracks for the HBM bandwidth in use and
-// the PSUM banks held, and the critical path marked (its ops copied onto a "critical path" track per core and
-// flagged `critical` in their args). A pure function of (graph, result, hardware).
+// one process per physical core, one track per compute engine and per DMA queue, each op a slice named by its
+// role, "kind [phase]" (the viewers colour slices by name, so a role keeps one colour), with the op's own label
+// and its facts in the args (sim/reports/op_facts.hpp); flow arrows for dependencies between tracks; counter
+// tracks for the HBM bandwidth in use, the SBUF bytes per partition live and the PSUM banks held; and the
+// critical path marked (its ops copied onto a "critical path" track per core and flagged `critical` in their
+// args). A pure function of (graph, result, hardware, options).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,10 @@ namespace stasim {
 struct TraceOptions {
   std::string title;        // shown in the process names ("dense: core 0"); empty = "core 0"
   int first_pid = 0;        // process id of core 0 (cores follow), so several runs can share one file
+  // Only the ops of layers first_layer..last_layer (inclusive; op labels "L<n>.") and the counters over their
+  // time span; -1 = every op.
+  int first_layer = -1, last_layer = -1;
+  nlohmann::json provenance;  // trace_json puts it in otherData when not null
 };
 
 // Track ids inside a core's process: compute engines 1..5 in Engine order, DMA queue q at 100 + q, the

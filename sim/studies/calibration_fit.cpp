@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -113,8 +114,8 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
                           std::ostream* progress) {
   const auto& params = calibration_parameters();
   const std::string base_path = resolve_hw(options.base_hw);
-  load_hardware(base_path);  // the base must be valid before any search
-  YamlNode base_root = load_hardware_document(base_path);
+  load_hardware(base_path, {}, shipped_hw_path);  // the base must be valid before any search
+  YamlNode base_root = load_hardware_document(base_path, shipped_hw_path);
   FitResult fit;
   fit.runs = ref.runs();
   std::vector<double> u(params.size());
@@ -310,11 +311,11 @@ std::vector<LeftOut> leave_one_out(const ReferenceData& ref, const FitOptions& o
 }
 
 std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& options, const FitResult& fit,
-                               const std::string& base_file_name) {
+                               const std::string& base) {
   const auto& params = calibration_parameters();
   std::ostringstream out;
   char line[512];
-  out << "# Written by `stasim calibrate`; do not edit by hand (rerun it). An overlay of " << base_file_name
+  out << "# Written by `stasim calibrate`; do not edit by hand (rerun it). An overlay of " << base
       << ": only the\n# parameters nothing public gives (docs/hardware-facts.md §6) change, each fitted within the bounds\n"
       << "# declared in sim/studies/calibration_fit.cpp.\n#\n";
   out << "# Fit report: " << params.size() << " parameters, " << fit.predictions.size() << " targets of "
@@ -348,11 +349,11 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
                   fit.start[i], p.low, p.high, bound_flag(p, fit.values[i]).c_str(), sens.c_str());
     out << line;
   }
-  out << "\nbase: " << base_file_name << "\n";
+  out << "\nbase: " << base << "\n";
   // Nested keys, written in declaration order under their sections.
   YAML::Node doc(YAML::NodeType::Map);
   // Its own name, so run output says which config produced it.
-  doc["name"] = base_file_name.substr(0, base_file_name.rfind('.')) + "-calibrated";
+  doc["name"] = std::filesystem::path(base).stem().string() + "-calibrated";
   const std::vector<std::string> sets = parameter_sets(fit.values);
   for (const std::string& set : sets) {
     const std::string key = set.substr(0, set.find('='));

@@ -75,9 +75,10 @@ struct LeftOut {
 std::vector<LeftOut> leave_one_out(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
                                    const FitResult& full, std::ostream* progress);
 
-// The overlay file: `base: <base file name>`, the fitted keys, and a comment block with the fit report.
+// The overlay file: `base: <base>` (a shipped name such as "trn3", or a path relative to the overlay's folder),
+// `name: <base's stem>-calibrated`, the fitted keys, and a comment block with the fit report.
 std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& options, const FitResult& fit,
-                               const std::string& base_file_name);
+                               const std::string& base);
 
 // "key.path=value" overrides for the given parameter values.
 std::vector<std::string> parameter_sets(const std::vector<double>& values);

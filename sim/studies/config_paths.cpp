@@ -1,28 +1,88 @@
 #include "sim/studies/config_paths.hpp"
 
+#include <cstdlib>
 #include <filesystem>
+#include <system_error>
+
+#include "sim/core/input_error.hpp"
 
 namespace stasim {
 namespace {
 
+namespace fs = std::filesystem;
+
+bool has_configs(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir / "configs", ec);
+}
+
+bool looks_like_path(const std::string& name) {
+  return name.find('/') != std::string::npos || name.find(".yaml") != std::string::npos;
+}
+
 std::string resolve(const std::string& name, const std::string& folder) {
-  if (name.find('/') != std::string::npos || name.find(".yaml") != std::string::npos) return resolve_config_path(name);
-  return resolve_config_path("configs/" + folder + "/" + name + ".yaml");
+  if (looks_like_path(name)) return resolve_config_path(name);
+  return (fs::path(data_dir()) / "configs" / folder / (name + ".yaml")).string();
 }
 
 }  // namespace
 
+std::string data_dir() {
+  if (const char* env = std::getenv("STASIM_DATA_DIR"); env && *env) {
+    if (!has_configs(env))
+      throw InputError(std::string("STASIM_DATA_DIR=") + env +
+                       ": no configs/ folder there (it names the folder that holds configs/, e.g. <prefix>/share/stasim)");
+    return env;
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = (exe.parent_path() / STASIM_BIN_TO_DATA_DIR).lexically_normal();
+    if (has_configs(installed)) return installed.string();
+  }
+  return STASIM_SOURCE_DIR;
+}
+
 std::string resolve_config_path(const std::string& path) {
-  namespace fs = std::filesystem;
   // error_code forms: a path the file system cannot resolve (a symlink loop) is the loader's to report.
   std::error_code error;
   if (fs::exists(path, error) || fs::is_symlink(path, error)) return path;
-  fs::path in_source = fs::path(STASIM_SOURCE_DIR) / path;
-  if (fs::path(path).is_relative() && fs::exists(in_source, error)) return in_source.string();
+  fs::path in_data = fs::path(data_dir()) / path;
+  if (fs::path(path).is_relative() && fs::exists(in_data, error)) return in_data.string();
   return path;  // let the loader report the missing file under the name the user gave
 }
 
 std::string resolve_hw(const std::string& name) { return resolve(name, "hw"); }
 std::string resolve_model(const std::string& name) { return resolve(name, "models"); }
+
+std::string shipped_hw_path(const std::string& name) {
+  if (name.empty() || looks_like_path(name)) return "";
+  std::string path = resolve_hw(name);
+  return fs::exists(path) ? path : "";
+}
+
+std::string shipped_hw_name(const std::string& path) {
+  std::error_code ec;
+  fs::path file = fs::canonical(path, ec);
+  if (ec || file.extension() != ".yaml") return "";
+  fs::path shipped = fs::canonical(fs::path(data_dir()) / "configs" / "hw", ec);
+  if (ec || file.parent_path() != shipped) return "";
+  return file.stem().string();
+}
+
+std::string overlay_base_reference(const std::string& base_path, const std::string& overlay_path) {
+  const std::string shipped = shipped_hw_name(base_path);
+  if (!shipped.empty()) return shipped;
+  const fs::path folder = fs::absolute(fs::path(overlay_path)).parent_path();
+  return fs::relative(fs::absolute(base_path), folder).lexically_normal().string();
+}
+
+HardwareConfig load_hardware_config(const std::string& name, const std::vector<std::string>& overrides) {
+  return load_hardware(resolve_hw(name), overrides, shipped_hw_path);
+}
+
+YamlNode hardware_config_document(const std::string& name, const std::vector<std::string>& overrides) {
+  return resolved_hardware_document(resolve_hw(name), overrides, shipped_hw_path);
+}
 
 }  // namespace stasim

@@ -86,7 +86,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     if (s.rfind("model.", 0) == 0) model_sets.push_back(s.substr(6));
     else hw_sets.push_back(s);
   }
-  run.hw = load_hardware(resolve_hw(req.hw), hw_sets);
+  run.hw = load_hardware_config(req.hw, hw_sets);
   run.model = load_model(resolve_model(req.model), model_sets);
   run.deployment = run.model.deployment;
   if (req.batch) run.deployment.batch = *req.batch;

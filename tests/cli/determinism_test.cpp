@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -24,12 +25,14 @@ std::string slurp(const std::string& path) {
 
 std::string tmp(const std::string& name) { return testing::TempDir() + "determinism_" + name; }
 
-// Runs `args` with `{out}` replaced by a fresh file ten times (`vary(i)` appended to the i-th run) and expects
-// the ten files to be byte-identical and not empty.
+// Runs `args` with `{out}` replaced by one file, removed before each run, ten times (`vary(i)` appended to the
+// i-th run) and expects the ten outputs to be byte-identical and not empty. One path for all ten: a JSON result
+// records its command line (provenance), output file name included.
 void expect_ten_identical(const std::string& name, const std::string& args, std::string (*vary)(int) = nullptr) {
   std::string first;
   for (int i = 0; i < 10; ++i) {
-    std::string out = tmp(name + std::to_string(i) + (args.find("sweep") == 0 ? ".csv" : ".json"));
+    std::string out = tmp(name + (args.find("sweep") == 0 ? ".csv" : ".json"));
+    std::filesystem::remove(out);
     std::string command = args;
     command.replace(command.find("{out}"), 5, out);
     if (vary) command += vary(i);

@@ -40,6 +40,23 @@ std::string error_of(const std::string& path, const std::vector<std::string>& se
   return "(no error)";
 }
 
+// A bare name is a shipped config: without a lookup for shipped names (config_paths.hpp) the core loader finds
+// it beside the overlay, as the shipped overlays sit beside their bases.
+TEST(HardwareOverlay, ABareBaseNameIsTheFileBesideTheOverlay) {
+  std::string p = write("by_name.yaml", "base: trn3\ncore:\n  semaphore_ns: 70\n");
+  EXPECT_DOUBLE_EQ(load_hardware(p).semaphore_ns, 70);
+  std::string q = write("by_unknown_name.yaml", "base: trn7\n");
+  EXPECT_THAT(error_of(q), HasSubstr("base: no file '" + (scratch() / "trn7.yaml").string() + "'"));
+  // With a lookup, a name not beside the overlay is asked of it.
+  std::string asked;
+  HardwareConfig hw = load_hardware(write("looked_up.yaml", "base: trn3-elsewhere\n"), {}, [&](const std::string& name) {
+    asked = name;
+    return (scratch() / "trn3.yaml").string();
+  });
+  EXPECT_EQ(asked, "trn3-elsewhere");
+  EXPECT_EQ(hw.name, "trn3");
+}
+
 TEST(HardwareOverlay, ChangesOnlyTheKeysItNames) {
   std::string p = write("fast_dma.yaml",
                         "base: trn3.yaml\n"

@@ -16,14 +16,19 @@
 namespace stasim {
 namespace {
 
-// Two loads on two DMA queues, a matmul into PSUM bank 0, a vector copy that drains it, a store.
+// Two loads on two DMA queues, a matmul into PSUM bank 0, a vector copy that drains it, a store. Buffer a lives
+// from load_a's start to mm's end, b from load_b's start to mm's end, out from cp's start to store's end.
 constexpr const char* kSchedule = R"(
+buffers:
+  - {name: a, bytes_per_partition: 1000}
+  - {name: b, bytes_per_partition: 500}
+  - {name: out, bytes_per_partition: 8}
 ops:
-  - {name: load_a, engine: dma, queue: 0, bytes: 128000, src: hbm, dst: sbuf}
-  - {name: load_b, engine: dma, queue: 1, bytes: 64000, src: hbm, dst: sbuf}
-  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 1, n: 512, deps: [load_a, load_b], psum_bank: 0, phase: gate_up}
-  - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0, phase: act}
-  - {name: store, engine: dma, queue: 0, bytes: 1024, src: sbuf, dst: hbm, deps: [cp]}
+  - {name: load_a, engine: dma, queue: 0, bytes: 128000, src: hbm, dst: sbuf, buffers: [a]}
+  - {name: load_b, engine: dma, queue: 1, bytes: 64000, src: hbm, dst: sbuf, buffers: [b]}
+  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 1, n: 512, deps: [load_a, load_b], psum_bank: 0, phase: gate_up, buffers: [a, b]}
+  - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0, phase: act, buffers: [out]}
+  - {name: store, engine: dma, queue: 0, bytes: 1024, src: sbuf, dst: hbm, deps: [cp], buffers: [out]}
 )";
 
 struct Fixture {
@@ -65,10 +70,13 @@ TEST(TraceWriter, TracksSlicesAndCriticalPath) {
   std::vector<nlohmann::json> slices = events_where(doc, "X");
   // 5 ops + the critical path load_a -> mm -> cp -> store copied onto its track.
   ASSERT_EQ(slices.size(), 5u + 4u);
-  // In op order, each critical op followed by its copy: load_a, load_a*, load_b, mm, mm*, ...
-  EXPECT_EQ(slices[2]["name"], "load_b");
+  // In op order, each critical op followed by its copy: load_a, load_a*, load_b, mm, mm*, ... Slices are named by
+  // role (kind, and [phase] when tagged); the op's own label is args.name.
+  EXPECT_EQ(slices[2]["name"], "transfer");
+  EXPECT_EQ(slices[2]["args"]["name"], "load_b");
   EXPECT_EQ(slices[2]["tid"], trace_engine_tid(Engine::dma, 1));
-  EXPECT_EQ(slices[3]["name"], "mm [gate_up]");
+  EXPECT_EQ(slices[3]["name"], "matmul [gate_up]");
+  EXPECT_EQ(slices[3]["args"]["name"], "mm");
   EXPECT_EQ(slices[3]["tid"], trace_engine_tid(Engine::tensor, 0));
   EXPECT_DOUBLE_EQ(slices[3]["ts"].get<double>(), 2.35);   // us
   EXPECT_DOUBLE_EQ(slices[3]["dur"].get<double>(), 0.25);
@@ -113,10 +121,131 @@ TEST(TraceWriter, HbmAndPsumCountersFollowTheTimings) {
   EXPECT_DOUBLE_EQ(psum[1].second, 0.0);
 }
 
+TEST(TraceWriter, SliceArgsCarryTheOpsFacts) {
+  Fixture f;
+  nlohmann::json doc = trace_json(f.schedule.graph, f.result, f.hw);
+  std::vector<nlohmann::json> slices = events_where(doc, "X");
+  const nlohmann::json& b = slices[2]["args"];  // load_b: 64000 bytes over 128 partitions in 2300 ns
+  EXPECT_EQ(b["kind"], "transfer");
+  EXPECT_EQ(b["phase"], "untagged");
+  EXPECT_EQ(b["queue"], "dma1");
+  EXPECT_EQ(b["bound_by"], "start");
+  EXPECT_EQ(b["bytes"], 64000);
+  EXPECT_EQ(b["src"], "hbm");
+  EXPECT_EQ(b["dst"], "sbuf");
+  EXPECT_DOUBLE_EQ(b["bytes_per_partition"].get<double>(), 500.0);  // 64000 / 128
+  EXPECT_DOUBLE_EQ(b["achieved_gbps"].get<double>(), 27.826);      // 64000 B / 2300 ns, to 3 decimals
+  EXPECT_FALSE(b.contains("layer"));                                // no "L<n>." label
+  const nlohmann::json& mm = slices[3]["args"];
+  EXPECT_EQ(mm["bound_by"], "dep:load_a");
+  EXPECT_EQ(mm["shape"], "k128 m1 n512");
+  EXPECT_EQ(mm["dtype"], "bf16");
+  EXPECT_EQ(mm["critical"], true);
+  EXPECT_FALSE(mm.contains("bytes"));
+}
+
+TEST(TraceWriter, SbufCounterFollowsTheBufferLifetimes) {
+  Fixture f;
+  nlohmann::json doc = trace_json(f.schedule.graph, f.result, f.hw);
+  std::vector<std::pair<double, double>> sbuf;
+  for (const auto& e : events_where(doc, "C"))
+    if (e["name"] == "SBUF in use (bytes per partition)") sbuf.emplace_back(e["ts"], e["args"]["bytes"]);
+  // a (1000) and b (500) from 0 to mm's end at 2.6 us; out (8) from cp's start 2.65 us to store's end 4.4 us.
+  ASSERT_EQ(sbuf.size(), 4u);
+  EXPECT_EQ(sbuf[0], std::make_pair(0.0, 1500.0));
+  EXPECT_EQ(sbuf[1], std::make_pair(2.6, 0.0));
+  EXPECT_EQ(sbuf[2], std::make_pair(2.65, 8.0));
+  EXPECT_EQ(sbuf[3], std::make_pair(4.4, 0.0));
+}
+
+// Two layers' worth of ops: L0.load -> L0.mm -> L1.mm, L1.load -> L1.mm, PSUM banks 0 and 1.
+constexpr const char* kLayers = R"(
+ops:
+  - {name: L0.load, engine: dma, queue: 0, bytes: 100000, src: hbm, dst: sbuf}
+  - {name: L0.e3.mm, engine: tensor, kind: matmul, k: 128, m: 1, n: 512, deps: [L0.load], psum_bank: 0, releases_psum_bank: 0}
+  - {name: L1.load, engine: dma, queue: 1, bytes: 100000, src: hbm, dst: sbuf}
+  - {name: L1.e5.mm, engine: tensor, kind: matmul, k: 128, m: 1, n: 512, deps: [L0.e3.mm, L1.load], psum_bank: 1, releases_psum_bank: 1}
+)";
+
+TEST(TraceWriter, LayerRangeKeepsItsOpsAndTheCountersOverItsSpan) {
+  LoadedSchedule schedule = read_schedule(parse_yaml_text(kLayers, "layers.yaml"), "layers.yaml");
+  HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.fixed_ns=1000"});
+  SimResult r;
+  // L0.load [0, 2 us) moving over [1, 2) us; L1.load [0.5, 3.5 us) moving over [1.5, 3.5) us.
+  r.ops = {{0, 2000000, kNoOp, BoundKind::start},
+           {2100000, 2300000, 0, BoundKind::dep},
+           {500000, 3500000, kNoOp, BoundKind::start},
+           {3600000, 3800000, 2, BoundKind::dep}};
+  summarize_activity(schedule.graph, hw, r);
+  r.critical_path = critical_path(schedule.graph, r.ops);
+  TraceOptions options;
+  options.first_layer = options.last_layer = 1;
+  nlohmann::json doc = trace_json(schedule.graph, r, hw, options);
+  std::vector<nlohmann::json> slices = events_where(doc, "X");
+  std::set<std::string> names;
+  for (const auto& s : slices) names.insert(s["args"]["name"]);
+  EXPECT_EQ(names, (std::set<std::string>{"L1.load", "L1.e5.mm"}));
+  for (const auto& s : slices) {
+    EXPECT_EQ(s["args"]["layer"], 1);
+    if (s["args"]["name"] == "L1.e5.mm") EXPECT_EQ(s["args"]["expert"], 5);
+  }
+  // The flow L0.e3.mm -> L1.e5.mm leaves the range; L1.load -> L1.e5.mm stays.
+  EXPECT_EQ(events_where(doc, "s").size(), 1u);
+  // HBM in the window [0.5, 3.8] us (L1's ops): nothing changed before 0.5 us, so the counter starts at its first
+  // change: L0.load moves 100000 B / 1000 ns = 100 GB/s from 1 us (still counted: the counter is the core's),
+  // + L1.load's 100000 / 2000 = 50 from 1.5 us, 50 from 2 us, 0 at 3.5 us.
+  std::vector<std::pair<double, double>> hbm;
+  for (const auto& e : events_where(doc, "C"))
+    if (e["name"] == "HBM bandwidth in use (GB/s)") hbm.emplace_back(e["ts"], e["args"]["GB/s"]);
+  ASSERT_EQ(hbm.size(), 4u);
+  EXPECT_EQ(hbm[0], std::make_pair(1.0, 100.0));
+  EXPECT_EQ(hbm[1], std::make_pair(1.5, 150.0));
+  EXPECT_EQ(hbm[2], std::make_pair(2.0, 50.0));
+  EXPECT_EQ(hbm[3], std::make_pair(3.5, 0.0));
+  // PSUM: bank 0 held [2.1, 2.3] us and bank 1 [3.6, 3.8] us; the window opens at 0.5 us, before either.
+  std::vector<std::pair<double, double>> psum;
+  for (const auto& e : events_where(doc, "C"))
+    if (e["name"] == "PSUM banks held") psum.emplace_back(e["ts"], e["args"]["banks"]);
+  ASSERT_EQ(psum.size(), 4u);
+  EXPECT_EQ(psum[0], std::make_pair(2.1, 1.0));
+  EXPECT_EQ(psum[3], std::make_pair(3.8, 0.0));
+  EXPECT_EQ(doc["otherData"]["layers"], "1:1");
+}
+
+TEST(TraceWriter, AWindowOpensWithTheValueReachedBeforeIt) {
+  LoadedSchedule schedule = read_schedule(parse_yaml_text(kLayers, "layers.yaml"), "layers.yaml");
+  HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.fixed_ns=1000"});
+  SimResult r;
+  // Now L1 starts late: L1.load [2.5, 4.5) us, so L0's bank-0 group [2.1, 2.3] and L0.load are before the window
+  // except that L0.load still moves bytes until 2 us < 2.5: the HBM counter opens at 2.5 with 0.
+  r.ops = {{0, 2000000, kNoOp, BoundKind::start},
+           {2100000, 2600000, 0, BoundKind::dep},
+           {2500000, 4500000, kNoOp, BoundKind::start},
+           {4600000, 4800000, 2, BoundKind::dep}};
+  summarize_activity(schedule.graph, hw, r);
+  r.critical_path = critical_path(schedule.graph, r.ops);
+  TraceOptions options;
+  options.first_layer = options.last_layer = 1;
+  nlohmann::json doc = trace_json(schedule.graph, r, hw, options);
+  std::vector<std::pair<double, double>> psum;
+  for (const auto& e : events_where(doc, "C"))
+    if (e["name"] == "PSUM banks held") psum.emplace_back(e["ts"], e["args"]["banks"]);
+  // Bank 0 is held from 2.1 us (before the window) to 2.6 us: the window opens at 2.5 us with 1 bank held.
+  ASSERT_EQ(psum.size(), 4u);
+  EXPECT_EQ(psum[0], std::make_pair(2.5, 1.0));
+  EXPECT_EQ(psum[1], std::make_pair(2.6, 0.0));
+  EXPECT_EQ(psum[2], std::make_pair(4.6, 1.0));
+  EXPECT_EQ(psum[3], std::make_pair(4.8, 0.0));
+}
+
 TEST(TraceWriter, SecondRunInOneFileGetsItsOwnProcesses) {
   Fixture f;
-  nlohmann::json doc = trace_json(f.schedule.graph, f.result, f.hw, {"dense", 0});
-  append_trace(doc, f.schedule.graph, f.result, f.hw, {"cardan", 10});
+  TraceOptions dense, cardan;
+  dense.title = "dense";
+  cardan.title = "cardan";
+  cardan.first_pid = 10;
+  nlohmann::json doc = trace_json(f.schedule.graph, f.result, f.hw, dense);
+  append_trace(doc, f.schedule.graph, f.result, f.hw, cardan);
   std::set<int> pids;
   for (const auto& e : events_where(doc, "X")) pids.insert(e["pid"].get<int>());
   EXPECT_EQ(pids, (std::set<int>{0, 10}));

@@ -1,0 +1,131 @@
+// `--ops FILE.csv`: one row per simulated op, and the rows add up to the run's own figures (instructions per
+// engine, HBM bytes read, the critical path's ops, TPOT); compare writes one table per dataflow; a hand schedule's
+// rows carry the values its YAML gives.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using stasim::test::Output;
+
+std::string tmp(const std::string& name) { return testing::TempDir() + "op_table_" + name; }
+
+using Row = std::map<std::string, std::string>;
+
+// The table as header-keyed rows (no cell stasim writes holds a comma or a quote).
+std::vector<Row> read_csv(const std::string& path, std::vector<std::string>* header_out = nullptr) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  std::stringstream hs(line);
+  for (std::string cell; std::getline(hs, cell, ',');) header.push_back(cell);
+  if (header_out) *header_out = header;
+  std::vector<Row> rows;
+  while (std::getline(in, line)) {
+    Row row;
+    std::stringstream ls(line + ",");
+    std::size_t i = 0;
+    for (std::string cell; std::getline(ls, cell, ',') && i < header.size(); ++i) row[header[i]] = cell;
+    EXPECT_EQ(i, header.size()) << line;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(OpTable, RowsAddUpToTheRunsFigures) {
+  Output o = stasim::test::run_stasim("run --layers 2 --quiet --json " + tmp("run.json") + " --ops " + tmp("run.csv"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::vector<std::string> header;
+  const std::vector<Row> rows = read_csv(tmp("run.csv"), &header);
+  EXPECT_EQ(header, (std::vector<std::string>{"op", "core", "queue", "engine", "layer", "expert", "phase", "kind",
+                                              "start_ns", "end_ns", "duration_ns", "bound_by", "critical", "dtype",
+                                              "shape", "bytes", "src", "dst", "dge", "bytes_per_partition", "achieved_gbps",
+                                              "instructions"}));
+  const nlohmann::json run = nlohmann::json::parse(std::ifstream(tmp("run.json")));
+  ASSERT_EQ(rows.size(), run["sim"]["ops"].get<std::size_t>());
+  std::map<std::string, long> instructions;
+  long hbm_read = 0, critical = 0, transfers = 0;
+  double last_end_ns = 0;
+  std::set<std::string> layers;
+  for (const Row& r : rows) {
+    instructions[r.at("engine")] += std::stol(r.at("instructions"));
+    const double start = std::stod(r.at("start_ns")), end = std::stod(r.at("end_ns"));
+    EXPECT_LE(start, end) << r.at("op");
+    EXPECT_NEAR(std::stod(r.at("duration_ns")), end - start, 1.5e-3) << r.at("op");
+    last_end_ns = std::max(last_end_ns, end);
+    critical += r.at("critical") == "1";
+    layers.insert(r.at("layer"));
+    if (r.at("engine") == "dma") {
+      ++transfers;
+      EXPECT_EQ(r.at("queue").rfind("dma", 0), 0u) << r.at("queue");
+      if (r.at("src") == "hbm") hbm_read += std::stol(r.at("bytes"));
+    } else {
+      EXPECT_EQ(r.at("bytes"), "") << r.at("op");  // bytes are a DMA column
+    }
+  }
+  for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "collective"})
+    EXPECT_EQ(instructions[e], run["engines"][e]["instructions"].get<long>()) << e;
+  EXPECT_EQ(transfers, run["dma"]["transfers"].get<long>());
+  EXPECT_EQ(hbm_read, run["dma"]["hbm_read_bytes"].get<long>());
+  EXPECT_EQ(critical, run["critical_path"]["ops"].get<long>());
+  EXPECT_NEAR(last_end_ns / 1000.0, run["tpot_us"].get<double>(), 1e-3);
+  // Layers 0 and 1, and "" for the embedding and the LM head, which belong to no layer.
+  EXPECT_EQ(layers, (std::set<std::string>{"", "0", "1"}));
+}
+
+TEST(OpTable, CompareWritesOneTablePerDataflow) {
+  Output o = stasim::test::run_stasim("compare --layers 1 --quiet --dataflows dense,cardan --down-schedule weight-sbuf "
+                                      "--ops " + tmp("cmp.csv"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  const std::vector<Row> dense = read_csv(tmp("cmp.dense.csv")), cardan = read_csv(tmp("cmp.cardan.csv"));
+  ASSERT_FALSE(dense.empty());
+  ASSERT_FALSE(cardan.empty());
+  auto has_gather = [](const std::vector<Row>& rows) {
+    for (const Row& r : rows)
+      if (r.at("kind") == "gather") return true;
+    return false;
+  };
+  EXPECT_FALSE(has_gather(dense));  // only the hybrid looks code words up on GpSimd
+  EXPECT_TRUE(has_gather(cardan));
+}
+
+TEST(OpTable, ScheduleRowsCarryTheYamlsValues) {
+  Output o = stasim::test::run_stasim("schedule --quiet --schedule configs/schedules/expert_ffn_tile.yaml --ops " +
+                                      tmp("tile.csv"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  const std::vector<Row> rows = read_csv(tmp("tile.csv"));
+  ASSERT_EQ(rows.size(), 8u);  // the eight ops of expert_ffn_tile.yaml, in file order
+  const Row& load = rows[1];   // load_wg: queue 1, 131072 bytes over 128 partitions, HBM -> SBUF
+  EXPECT_EQ(load.at("op"), "load_wg");
+  EXPECT_EQ(load.at("queue"), "dma1");
+  EXPECT_EQ(load.at("bytes"), "131072");
+  EXPECT_EQ(load.at("bytes_per_partition"), "1024");  // 131072 / 128
+  EXPECT_EQ(load.at("src"), "hbm");
+  EXPECT_EQ(load.at("dst"), "sbuf");
+  EXPECT_EQ(load.at("dge"), "static");  // the schedule names no descriptor-generation mode
+  EXPECT_EQ(load.at("phase"), "gate_up");
+  EXPECT_EQ(load.at("layer"), "");
+  // achieved GB/s = 131072 bytes / the transfer's duration in ns.
+  EXPECT_NEAR(std::stod(load.at("achieved_gbps")), 131072.0 / std::stod(load.at("duration_ns")), 1e-3);
+  const Row& mm = rows[3];  // mm_gate: 128 x 1 stationary, 512 moving
+  EXPECT_EQ(mm.at("op"), "mm_gate");
+  EXPECT_EQ(mm.at("engine"), "tensor");
+  EXPECT_EQ(mm.at("shape"), "k128 m1 n512");
+  EXPECT_EQ(mm.at("dtype"), "bf16");
+  EXPECT_EQ(mm.at("bound_by").rfind("dep:", 0), 0u) << mm.at("bound_by");
+}
+
+}  // namespace
