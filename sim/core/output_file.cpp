@@ -216,8 +216,10 @@ class RecordingBuf : public std::streambuf {
 }  // namespace
 
 void watch_stdout() {
-  static RecordingBuf buf(std::cout.rdbuf());
-  std::cout.rdbuf(&buf);
+  // Never destroyed: std::cout is flushed by the library's own exit handler, after every static object of ours
+  // is gone, and it must still find its buffer then (a static object here was a use after free at exit).
+  static RecordingBuf* const buf = new RecordingBuf(std::cout.rdbuf());
+  std::cout.rdbuf(buf);
 }
 
 std::string stdout_error() {
