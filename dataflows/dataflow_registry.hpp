@@ -17,6 +17,9 @@ struct Dataflow {
   RoutedExperts routed;
   // The representation this dataflow reads, given the user's (d, r, K) request.
   Representation (*representation)(std::int64_t d, std::int64_t r, std::int64_t K) = nullptr;
+  // Which of (d, r, K) `representation` reads: a sweep runs one point per combination of those only, so a
+  // dataflow that ignores r (vq-only) is not repeated for every r of the grid.
+  bool uses_d = false, uses_r = false, uses_K = false;
 };
 
 class DataflowRegistry {

@@ -96,7 +96,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   spec.down = down;
   std::vector<SweepRow> rows = guarded([&] {
     for (const std::string& name : spec.dataflows) registry().find(name);  // unknown names fail before any point runs
-    std::vector<SweepPoint> grid = expand(spec, [](const std::string& dataflow) { return dataflow == "dense"; });
+    std::vector<SweepPoint> grid = expand(spec, registry());  // as the CLI: one point per (d, r, K) a dataflow reads
     if (grid.empty()) throw InputError("the grid is empty");
     std::vector<SweepRow> out;
     run_points(grid, jobs > 0 ? jobs : 1, false, registry(), [&](SweepRow row) { out.push_back(std::move(row)); },

@@ -43,6 +43,7 @@ void register_route_block_commands(CLI::App& app);  // align, partition, replay 
 void register_decode_commands(CLI::App& app, const Invocation& invocation);    // run, compare (run_command.cpp)
 void register_golden_commands(CLI::App& app);       // goldens (goldens_command.cpp)
 void register_sweep_commands(CLI::App& app, const Invocation& invocation);     // sweep, merge (sweep_command.cpp)
+void register_merge_command(CLI::App& app, const Invocation& invocation);      // merge (merge_command.cpp)
 void register_calibration_commands(CLI::App& app, const Invocation& invocation);  // calibrate, validate
 void register_weights_commands(CLI::App& app);      // export-weights (weights_command.cpp)
 void register_represent_command(CLI::App& app, const Invocation& invocation);  // represent

@@ -11,18 +11,17 @@
 #include "sim/studies/resolved_configs.hpp"
 #include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
+#include "tools/request_options.hpp"
 
 namespace stasim::cli {
 namespace {
 
 struct RunOptions {
   RunRequest request;
-  std::int64_t batch = 0, tp = 0, lnc = 0, context = 0;  // 0 = the model's deployment default
+  std::int64_t batch = 0;  // 0 = the model's deployment default
   // Passed on the command line: a given 0 is reported as out of range, never taken as the default.
   CLI::Option* batch_given = nullptr;
-  CLI::Option* tp_given = nullptr;
-  CLI::Option* lnc_given = nullptr;
-  CLI::Option* context_given = nullptr;
+  DeploymentOptions deployment;  // --tp, --lnc, --context (tools/request_options.hpp, shared with sweep)
   std::string dataflows = "dense,cardan";
   std::string json, trace, dot, ops, trace_layers, dump_config;
   bool quiet = false;
@@ -36,25 +35,13 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_option("--r", r.r, "low-rank dimension r (0 = VQ only)")->capture_default_str();
   sub->add_option("--K", r.K, "code words per code book")->capture_default_str();
   o.batch_given = sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)");
-  sub->add_option("--routes", r.routes, "routing of the batch: YAML/JSON/CSV file, one row of top-k experts per token");
-  sub->add_option("--routing-seed", r.routing_seed, "seed of the uniform routing used without --routes")->capture_default_str();
-  o.tp_given = sub->add_option("--tp", o.tp, "tensor-parallel degree (default: the model's deployment)");
-  o.lnc_given = sub->add_option("--lnc", o.lnc, "physical cores per rank (default: the hardware's lnc)");
-  o.context_given = sub->add_option("--context", o.context, "tokens in the KV cache (default: the model's deployment)");
+  add_routing_options(sub, r);
+  add_deployment_options(sub, o.deployment);
   sub->add_option("--layers", r.layers, "simulate the first N layers only (0 = all)")->capture_default_str();
   sub->add_option("--down-schedule", r.down, "auto | weight-sbuf | weight-psum | activation-sbuf | activation-psum")
       ->capture_default_str();
-  sub->add_flag("--no-reuse", r.no_reuse, "compute z and T once per expert instead of once per token");
-  sub->add_flag("--no-batch-gathers", r.no_batch_gathers, "one GpSimd gather per expert and projection");
-  sub->add_flag("--no-joint-psum", r.no_joint_psum, "VQ and LR parts each go through SBUF before the add");
-  sub->add_flag("--no-overlap", r.no_overlap, "no prefetch across the three overlap windows");
-  sub->add_flag("--all-experts", r.all_experts,
-                "run every expert once over all tokens (routing as an affinity mask) instead of the activated ones");
-  sub->add_flag("--routed-swdge", r.routed_swdge,
-                "the routed experts' weight loads get their descriptors from GpSimd (software DGE) instead of the hardware DGE");
-  sub->add_flag("--fuse-projections", r.fuse_projections,
-                "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
-  sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
+  add_switch_options(sub, r);
+  add_set_option(sub, r);
   sub->add_option("--json", o.json, "write the result as JSON to FILE ('-' for stdout)");
   sub->add_flag("--quiet", o.quiet, "print no summary");
   sub->add_option("--trace", o.trace, "write a Chrome/Perfetto trace-event JSON timeline to FILE");
@@ -94,9 +81,7 @@ void write_run_files(const RunOptions& o, const DecodeRun& r, const nlohmann::js
 void apply_deployment(RunOptions& o) {
   auto given = [](const CLI::Option* option) { return option && option->count() > 0; };
   if (o.batch || given(o.batch_given)) o.request.batch = o.batch;
-  if (o.tp || given(o.tp_given)) o.request.tp = o.tp;
-  if (o.lnc || given(o.lnc_given)) o.request.lnc = o.lnc;
-  if (o.context || given(o.context_given)) o.request.context = o.context;
+  o.deployment.apply(o.request);
 }
 
 // Bad output options fail before any simulation: a missing folder, a --trace-layers that cannot parse, outputs

@@ -1,5 +1,7 @@
-// `stasim sweep` (a grid of decode runs, each point in its own process) and `stasim merge` (joins the outputs of
-// sharded sweeps into the file the unsharded sweep would have written).
+// `stasim sweep`: a grid of decode runs, each point in a worker process, with the request options of `run`
+// (tools/request_options.hpp) and its switches as axes (--vary option.reuse=0,1). The output is safe to run on
+// a cluster: its folder is made, an existing output is kept unless --resume or --force says what to do with it,
+// and FILE.meta.json records the grid's fingerprint (sim/studies/sweep_fingerprint.hpp) for --resume and merge.
 #include <unistd.h>
 
 #include <chrono>
@@ -7,24 +9,27 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <iostream>
 #include <set>
-#include <thread>
 
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/output_file.hpp"
 #include "tools/cli.hpp"
+#include "tools/request_options.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/available_cpus.hpp"
 #include "sim/studies/output_lock.hpp"
+#include "sim/studies/request_axes.hpp"
 #include "sim/studies/resolved_configs.hpp"
+#include "sim/studies/sweep_fingerprint.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_quality.hpp"
 #include "sim/studies/sweep_runner.hpp"
 #include "sim/studies/sweep_table.hpp"
+#include "workloads/routing.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -37,7 +42,10 @@ struct SweepOptions {
   double point_time_limit_s = 600;
   std::string shard;
   std::string out;
-  bool resume = false;
+  bool resume = false, force = false;
+  double progress_every_s = 5;
+  RunRequest base;                // --set, --routes, --routing-seed, the switches (shared with run)
+  DeploymentOptions deployment;   // --tp, --lnc, --context
   std::string weights;
   std::int64_t weights_layer = -1;
   std::int64_t weights_experts = 0;
@@ -56,8 +64,6 @@ std::vector<std::string> split_names(const std::string& text) {
   }
   return out;
 }
-
-bool dense_like(const std::string& dataflow) { return dataflow == "dense"; }
 
 // A sweep YAML by shipped name (configs/sweeps/NAME.yaml) or path.
 std::string sweep_config_path(const std::string& name) {
@@ -82,6 +88,16 @@ SweepSpec build_spec(const SweepOptions& o) {
   if (!o.weights.empty()) spec.weights = o.weights;
   if (o.weights_layer >= 0) spec.weights_layer = o.weights_layer;
   for (const std::string& v : o.vary) spec.vary.push_back(parse_vary(v));
+  check_vary_keys(spec);
+  // What every point shares: the spec's own (from --config) with the command line's request options on top.
+  spec.base = o.base;
+  o.deployment.apply(spec.base);
+  for (const auto& [key, values] : spec.vary) {
+    if (!is_option_axis(key)) continue;
+    const std::string fixed = fixed_option_for(spec.base, key);
+    if (!fixed.empty())
+      throw InputError("--vary " + key + " and " + fixed + " both set " + fixed + "'s value: keep the axis or the fixed option");
+  }
   if (spec.models.empty()) throw InputError("--models: name at least one model");
   if (spec.dataflows.empty()) throw InputError("--dataflows: name at least one dataflow");
   return spec;
@@ -95,11 +111,15 @@ void check_spec(const SweepSpec& spec, const DataflowRegistry& registry) {
   load_hardware_document(hw_path, shipped_hw_path);
   for (const std::string& model : spec.models) load_yaml_file(resolve_model(model));
   for (const auto& [key, values] : spec.vary) {
+    if (is_option_axis(key)) continue;  // its values were checked when parsed (request_axes.hpp)
     bool model_key = key.rfind("model.", 0) == 0;
     std::string file = model_key ? resolve_model(spec.models.front()) : hw_path;
     YamlNode root = model_key ? load_yaml_file(file) : load_hardware_document(file, shipped_hw_path);
     apply_overrides(root, {(model_key ? key.substr(6) : key) + "=" + values.front()}, file);
   }
+  // A routes file that does not parse, or names experts a model does not have, would fail every point.
+  if (!spec.base.routes.empty())
+    for (const std::string& model : spec.models) read_routing_file(spec.base.routes, load_model(resolve_model(model)).experts);
 }
 
 // Exactly two decimal integers around one slash: "0.9/2", "1/2x", "0/2/7" or " 1/2" are refused, not read as
@@ -131,14 +151,6 @@ void check_resumed_rows(const SweepTable& table, const std::vector<SweepPoint>& 
   }
 }
 
-// Bytes of `path` up to and including its last newline: what a killed sweep wrote completely.
-std::uintmax_t complete_lines_size(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t last = text.rfind('\n');
-  return last == std::string::npos ? 0 : last + 1;
-}
-
 // A number printed with 6 significant digits and read back: the short decimal a file keeps, the same on resume.
 double six_digits(double value) {
   char text[32];
@@ -166,12 +178,34 @@ std::map<std::string, SweepRow> quality_cells(const std::vector<SweepPoint>& poi
   return cells;
 }
 
-// What the sweep read: its hardware (without the --vary keys, which the options list) and each model.
+// What the sweep read: its hardware and each model with the --set values (not the --vary keys, which the
+// points' keys name), and its routes file.
 ResolvedConfigs sweep_configs(const SweepSpec& spec) {
   ResolvedConfigs configs;
-  configs.hardware.push_back(resolved_hardware(spec.hw));
-  for (const std::string& model : spec.models) configs.models.push_back(resolved_model(model));
+  configs.hardware.push_back(resolved_hardware(spec.hw, spec.base.sets));
+  for (const std::string& model : spec.models) configs.models.push_back(resolved_model(model, spec.base.sets));
+  if (!spec.base.routes.empty()) configs.files.push_back({"routes", spec.base.routes, spec.base.routes});
   return configs;
+}
+
+// --out's folder, made when missing (a cluster job writes parts/part7.csv before parts/ exists).
+void make_parent_folder(const std::string& out) {
+  const std::filesystem::path folder = std::filesystem::path(out).parent_path();
+  std::error_code error;
+  if (folder.empty() || std::filesystem::is_directory(folder, error)) return;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw InputError("--out " + out + ": cannot make its folder '" + folder.string() + "' (" + error.message() + ")");
+}
+
+// --resume continues the sweep that wrote --out: the setup it recorded (configs, --set, --tp, switches, ...)
+// must be this sweep's, or its rows would be mixed with rows of other settings.
+void check_resumed_setup(const std::string& out, const SweepGridInfo& grid) {
+  const std::optional<SweepGridInfo> before = SweepGridInfo::from_meta(out + ".meta.json");
+  if (!before || before->setup == grid.setup) return;
+  std::string why;
+  for (const std::string& d : setup_differences(before->setup, grid.setup)) why += "\n  " + d + " (file vs now)";
+  throw InputError(out + ": its rows come from a sweep with another setup (" + out + ".meta.json):" + why +
+                   "\n--resume continues the sweep that wrote the file; write a different sweep to another --out");
 }
 
 void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOptions& o) {
@@ -179,19 +213,33 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   register_builtin(registry);
   SweepSpec spec = build_spec(o);
   check_spec(spec, registry);
-  ResolvedConfigs configs = sweep_configs(spec);
-  if (!o.config.empty()) configs.files.push_back({"sweep", o.config, sweep_config_path(o.config)});
-  const nlohmann::json meta = {{"provenance", provenance(sub, invocation, configs_json(configs))}};
+  const ResolvedConfigs configs = sweep_configs(spec);
+  ResolvedConfigs read = configs;
+  if (!o.config.empty()) read.files.push_back({"sweep", o.config, sweep_config_path(o.config)});
+  const nlohmann::json prov = provenance(sub, invocation, configs_json(read));
   // Rows are appended to --out and the file is finally renamed over: a device or FIFO is refused, and so is
   // an --out that names one of the sweep's inputs.
   require_replaceable(o.out, "the sweep output");
   std::vector<NamedPath> inputs = {{"--hw", resolve_hw(spec.hw)}};
   if (!o.config.empty()) inputs.push_back({"--config", sweep_config_path(o.config)});
   for (const std::string& model : spec.models) inputs.push_back({"--models", resolve_model(model)});
+  if (!spec.base.routes.empty()) inputs.push_back({"--routes", spec.base.routes});
   check_output_paths({{"--out", o.out}, {"--out", o.out + ".meta.json"}}, inputs);
-  std::vector<SweepPoint> grid = expand(spec, dense_like);
+  std::vector<SweepPoint> grid = expand(spec, registry);
   if (grid.empty()) throw InputError("the grid is empty");
-  int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::size_t shard = 0, shards = 1;
+  if (!o.shard.empty()) parse_shard(o.shard, shard, shards);
+  // The CPUs this process may run on (a Slurm or taskset allotment), not every core of the machine.
+  const int jobs = o.jobs > 0 ? o.jobs : available_cpus();
+
+  make_parent_folder(o.out);
+  // Held until the output is final: a second sweep on the same --out stops here and names this one.
+  OutputLock lock(o.out);
+  std::error_code exists_error;
+  const bool exists = std::filesystem::exists(o.out, exists_error) || std::filesystem::is_symlink(o.out, exists_error);
+  if (exists && !o.resume && !o.force)
+    throw InputError("--out " + o.out + ": the file exists (a sweep's output?); pass --resume to continue the sweep "
+                     "that wrote it, --force to replace it, or choose another --out");
   std::unique_ptr<SweepQuality> quality;
   std::map<std::string, ModelSpec> models;
   if (!spec.weights.empty()) {
@@ -202,40 +250,49 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
     for (const auto& item : models) quality->load(item.second);
     for (SweepPoint& p : grid) p.weights = quality->label(models.at(p.model));
   }
-  std::size_t shard = 0, shards = 1;
-  if (!o.shard.empty()) parse_shard(o.shard, shard, shards);
+  const SweepGridInfo grid_info = sweep_grid_info(spec, grid, configs, shard, shards);
   std::vector<SweepPoint> mine;
   for (const SweepPoint& p : grid)
     if (p.index % shards == shard) mine.push_back(p);
 
-  // Held until the output is final: a second sweep on the same --out stops here and names this one.
-  OutputLock lock(o.out);
   std::set<std::string> have;
   SweepTable previous;
   if (o.resume) {
     previous = read_sweep_table(o.out);
     check_resumed_rows(previous, grid, o.out);
+    check_resumed_setup(o.out, grid_info);
     for (const SweepRow& row : previous.rows) have.insert(row.value("key", std::string()));
   }
+  // Written first, so a killed sweep's output already says which grid its rows belong to.
+  write_json_file(o.out + ".meta.json", {{"provenance", prov}, {"grid", grid_info.to_json()}});
   std::vector<SweepPoint> todo;
   for (const SweepPoint& p : mine)
     if (!have.count(p.key())) todo.push_back(p);
 
   bool jsonl = is_jsonl_path(o.out);
   bool fresh = !o.resume || previous.rows.empty();
-  // A killed sweep can leave a last line without its newline: it is cut off, so new rows start on a line of
-  // their own and the file never holds a broken line in its middle.
-  if (!fresh) std::filesystem::resize_file(o.out, complete_lines_size(o.out));
+  // The rows kept are written again in this sweep's layout (its vary columns) before new ones are appended;
+  // a last line a kill cut off is dropped with it, so the file never holds a broken line in its middle.
+  std::vector<std::string> vary_keys;
+  for (const auto& entry : spec.vary) vary_keys.push_back(entry.first);
+  if (!fresh) {
+    std::string text = jsonl ? "" : csv_header(vary_keys) + "\n";
+    for (const SweepRow& row : previous.rows) text += row_line(row, jsonl, vary_keys) + "\n";
+    replace_output_file(o.out, text, "the sweep output");
+  }
   OutputAppender out(o.out, fresh, "the sweep output");
-  if (fresh && !jsonl) out.append(csv_header() + "\n");
+  if (fresh && !jsonl) out.append(csv_header(vary_keys) + "\n");
 
   auto begin = std::chrono::steady_clock::now();
   std::map<std::string, SweepRow> cells;
   if (quality) cells = quality_cells(todo, *quality, models, registry);
-  run_points(todo, jobs, ::isatty(STDERR_FILENO) == 1, registry, [&](SweepRow row) {
+  SweepProgress progress;
+  progress.mode = ::isatty(STDERR_FILENO) == 1 ? SweepProgress::Mode::redraw : SweepProgress::Mode::lines;
+  progress.every_s = o.progress_every_s;
+  run_points(todo, jobs, progress, registry, [&](SweepRow row) {
     auto found = cells.find(row.value("key", std::string()));
     if (found != cells.end() && row.value("status", std::string()) == "ok") row.update(found->second);
-    out.append(row_line(row, jsonl) + "\n");  // written at once: a killed sweep loses only the points in flight
+    out.append(row_line(row, jsonl, vary_keys) + "\n");  // at once: a killed sweep loses only the points in flight
   }, o.point_time_limit_s);
   out.close();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -243,7 +300,6 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   std::vector<SweepRow> rows = read_sweep_rows(o.out);
   finalize(rows);
   write_sweep_rows(o.out, rows);
-  write_json_file(o.out + ".meta.json", meta);
 
   std::set<std::string> mine_keys;
   for (const SweepPoint& p : mine) mine_keys.insert(p.key());
@@ -262,39 +318,11 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   std::string fronts = std::to_string(front) + " on the Pareto front" +
                        (quality ? ", " + std::to_string(quality_front) + " on the quality-latency front" : "");
   std::printf("sweep: %zu points%s, %zu run now with %d jobs in %.1f s, %zu resumed; ok %zu, invalid %zu, error %zu; "
-              "%s; wrote %s\n",
+              "%s; down schedule %s; wrote %s\n",
               mine.size(), shards > 1 ? (" (shard " + o.shard + " of " + std::to_string(grid.size()) + ")").c_str() : "",
-              todo.size(), jobs, seconds, mine.size() - todo.size(), ok, invalid, errors, fronts.c_str(), o.out.c_str());
+              todo.size(), jobs, seconds, mine.size() - todo.size(), ok, invalid, errors, fronts.c_str(),
+              spec.down.c_str(), o.out.c_str());
   if (ok == 0) throw InputError("no valid point in the grid (first reason: " + first_reason + ")");
-}
-
-struct MergeOptions {
-  std::vector<std::string> inputs;
-  std::string out;
-};
-
-void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOptions& o) {
-  require_replaceable(o.out, "the merged output");
-  std::vector<SweepTable> parts;
-  for (const std::string& path : o.inputs) {
-    std::error_code error;
-    if (!std::filesystem::exists(path, error)) throw InputError(path + ": no such sweep output");
-    parts.push_back(read_sweep_table(path));
-  }
-  check_one_grid(parts, o.inputs);
-  std::vector<SweepRow> rows;
-  for (SweepTable& part : parts) rows.insert(rows.end(), part.rows.begin(), part.rows.end());
-  finalize(rows);
-  write_sweep_rows(o.out, rows);
-  // The merged file's provenance: this merge, and each input's own (its sweep's command line and configs).
-  nlohmann::json inputs = nlohmann::json::object();
-  for (const std::string& path : o.inputs) {
-    std::ifstream meta(path + ".meta.json");
-    nlohmann::json doc = nlohmann::json::parse(meta, nullptr, false);
-    inputs[path] = meta && !doc.is_discarded() && doc.contains("provenance") ? doc["provenance"] : nlohmann::json();
-  }
-  write_json_file(o.out + ".meta.json", {{"provenance", provenance(sub, invocation)}, {"inputs", inputs}});
-  std::printf("merge: %zu rows from %zu files; wrote %s\n", rows.size(), o.inputs.size(), o.out.c_str());
 }
 
 }  // namespace
@@ -303,24 +331,36 @@ void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand("sweep", "Run a grid of decode simulations (in a pool of --jobs worker processes)");
   sub->add_option("--config", o->config, "sweep YAML (configs/sweeps/NAME.yaml or a path); options below override it");
-  sub->add_option("--models", o->models, "comma-separated models (default qwen3-30b-a3b)");
-  sub->add_option("--dataflows", o->dataflows, "comma-separated dataflows (default dense,cardan)");
+  sub->add_option("--models,--model", o->models, "comma-separated models (default qwen3-30b-a3b)");
+  sub->add_option("--dataflows,--dataflow", o->dataflows, "comma-separated dataflows (default dense,cardan)");
   sub->add_option("--hw", o->hw, "hardware name or YAML (default trn3-calibrated, as run)");
   sub->add_option("--d", o->d, "VQ block lengths: 2,4,8 or start:stop:step (default 8)");
   sub->add_option("--r", o->r, "low ranks, e.g. 0:512:64 (default 384)");
   sub->add_option("--K", o->K, "code book sizes, e.g. 64,256 (default 256)");
   sub->add_option("--batch", o->batch, "batch sizes (default 1)");
-  sub->add_option("--vary", o->vary, "a config key and its values: core.dma.engines=8,16 or model.key=... (repeatable)");
+  sub->add_option("--vary", o->vary,
+                  "an axis and its values (repeatable): a hardware key (core.dma.engines=8,16), a model key "
+                  "(model.key=...) or a run option (option.reuse=0,1; option.tp=1,4; see README)");
   sub->add_option("--layers", o->layers, "simulate the first N layers only (default 0 = all)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{65536}));
-  sub->add_option("--down-schedule", o->down, "down-projection schedule of every point (default weight-sbuf; auto = 4 runs per point)");
-  sub->add_option("--jobs", o->jobs, "points in parallel (default: all cores)")->check(CLI::Range(0, 4096));
+  sub->add_option("--down-schedule", o->down,
+                  "down-projection schedule of every point (default weight-sbuf, one simulation per point; run's "
+                  "default auto simulates all four and keeps the fastest)");
+  add_deployment_options(sub, o->deployment);
+  add_routing_options(sub, o->base);
+  add_switch_options(sub, o->base);
+  add_set_option(sub, o->base);
+  sub->add_option("--jobs", o->jobs, "points in parallel (default: the CPUs this process may use)")->check(CLI::Range(0, 4096));
   sub->add_option("--point-time-limit", o->point_time_limit_s,
                   "seconds a point may run before it is stopped and recorded as an error (0 = no limit)")
       ->capture_default_str()->check(CLI::Range(0.0, 1e7));
   sub->add_option("--shard", o->shard, "run only the points with index % N == i (i/N, 0 <= i < N)");
-  sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines")->required();
-  sub->add_flag("--resume", o->resume, "skip the points already in --out");
+  sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines (its folder is made)")->required();
+  CLI::Option* resume = sub->add_flag("--resume", o->resume, "continue the sweep that wrote --out: skip the points already in it");
+  sub->add_flag("--force", o->force, "replace an existing --out")->excludes(resume);
+  sub->add_option("--progress-every", o->progress_every_s,
+                  "when stderr is not a terminal: seconds between progress lines (0 = one per finished point)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1e7));
   sub->add_option("--weights", o->weights,
                   "add quality columns (nmse): a checkpoint (.safetensors, index JSON or directory; names from the model "
                   "YAML's weights:) or synthetic[:hidden=256,intermediate=128,experts=8,seed=1,...]");
@@ -328,11 +368,7 @@ void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
   sub->add_option("--weights-experts", o->weights_experts, "read only the first N experts of a checkpoint (default: all)");
   sub->callback([sub, o, &invocation] { run_sweep(*sub, invocation, *o); });
 
-  auto m = std::make_shared<MergeOptions>();
-  CLI::App* merge = app.add_subcommand("merge", "Merge sweep outputs (e.g. of --shard runs) into one file");
-  merge->add_option("inputs", m->inputs, "sweep outputs (CSV or JSON lines)")->required();
-  merge->add_option("--out", m->out, "merged output: .csv or .jsonl")->required();
-  merge->callback([merge, m, &invocation] { run_merge(*merge, invocation, *m); });
+  register_merge_command(app, invocation);
 }
 
 }  // namespace stasim::cli

@@ -1,10 +1,14 @@
 #include "sim/studies/sweep_grid.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/studies/request_axes.hpp"
+#include "sim/studies/sweep_table.hpp"
+#include "sim/studies/sweep_vary_columns.hpp"
 
 namespace stasim {
 namespace {
@@ -102,11 +106,12 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& t
   std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError("--vary '" + text + "': expected key.path=value1,value2");
+  const std::string key = text.substr(0, eq);
   std::vector<std::string> values;
   for (const std::string& v : split(text.substr(eq + 1), ','))
-    if (!v.empty()) values.push_back(v);
+    if (!v.empty()) values.push_back(is_option_axis(key) ? canonical_option_value(key, v) : v);
   if (values.empty()) throw InputError("--vary '" + text + "': no value");
-  return {text.substr(0, eq), values};
+  return {key, values};
 }
 
 SweepSpec load_sweep(const std::string& path) {
@@ -135,9 +140,18 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "weights_layer") spec.weights_layer = non_negative_int(v, where, "a layer index");
       else if (key == "vary") {
         if (!v.is_map()) throw InputError(where + ": expected a mapping of config key -> values");
-        for (const auto& kv : v)
-          spec.vary.emplace_back(kv.first.scalar(),
-                                 string_list(kv.second, mark_of(kv.second.is_null() ? kv.first : kv.second, path) + ": vary." + kv.first.scalar()));
+        for (const auto& kv : v) {
+          const std::string at = mark_of(kv.second.is_null() ? kv.first : kv.second, path);
+          std::vector<std::string> values = string_list(kv.second, at + ": vary." + kv.first.scalar());
+          if (is_option_axis(kv.first.scalar())) {
+            try {
+              for (std::string& value : values) value = canonical_option_value(kv.first.scalar(), value);
+            } catch (const InputError& e) {
+              throw InputError(at + ": vary." + kv.first.scalar() + ": " + e.what());
+            }
+          }
+          spec.vary.emplace_back(kv.first.scalar(), values);
+        }
       } else {
         std::string message = mark_of(entry.first, path) + ": " + key + ": unknown key";
         std::string near = nearest_match(key, known);
@@ -162,16 +176,61 @@ std::string SweepPoint::group() const {
 }
 
 std::string SweepPoint::key() const {
-  std::string drk = uses_drk ? std::to_string(d) + "/" + std::to_string(r) + "/" + std::to_string(K) : "-";
+  auto part = [](bool used, std::int64_t value) { return used ? std::to_string(value) : std::string("-"); };
+  std::string drk = uses_drk() ? part(uses_d, d) + "/" + part(uses_r, r) + "/" + part(uses_K, K) : "-";
   return group() + "|dataflow=" + dataflow + "|drk=" + drk;
 }
 
-std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std::string&)) {
+RunRequest SweepPoint::request() const {
+  RunRequest req = base ? *base : RunRequest();
+  req.model = model;
+  req.hw = hw;
+  req.dataflow = dataflow;
+  req.d = d;
+  req.r = r;
+  req.K = K;
+  req.batch = batch;
+  req.layers = layers;
+  req.down = down;
+  for (const std::string& s : sets) {
+    const std::size_t eq = s.find('=');
+    if (is_option_axis(s.substr(0, eq))) apply_option(req, s.substr(0, eq), s.substr(eq + 1));
+    else req.sets.push_back(s);  // after the base's --set values: the axis wins for its key
+  }
+  return req;
+}
+
+void check_vary_keys(const SweepSpec& spec) {
+  std::vector<std::string> seen;
+  for (const auto& [key, values] : spec.vary) {
+    const std::vector<std::string>& fixed = sweep_columns();
+    if (std::find(fixed.begin(), fixed.end(), key) != fixed.end())
+      throw InputError("--vary " + key + ": '" + key + "' is a column of the sweep output, not a config key");
+    if (!is_vary_column_name(key))
+      throw InputError("--vary " + key + ": a config key is a path of letters, digits, '_' and '-' joined by '.'");
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw InputError("--vary " + key + ": the key is varied twice; give all its values once (" + key + "=a,b)");
+    seen.push_back(key);
+    for (const std::string& v : values)
+      if (v.find(';') != std::string::npos) throw InputError("--vary " + key + "=" + v + ": a value cannot hold ';'");
+  }
+}
+
+namespace {
+
+struct DrkUse {
+  bool d, r, K;
+};
+
+std::vector<SweepPoint> expand_with(const SweepSpec& spec, const std::function<DrkUse(const std::string&)>& uses) {
+  check_vary_keys(spec);
   // Count first, saturating, so an oversized grid is refused before anything is allocated.
   auto times = [](std::size_t a, std::size_t b) { return b != 0 && a > kMaxGridPoints / b ? kMaxGridPoints + 1 : a * b; };
   std::size_t per_combination = 0;
-  for (const std::string& dataflow : spec.dataflows)
-    per_combination += drk_free(dataflow) ? 1 : times(times(spec.d.size(), spec.r.size()), spec.K.size());
+  for (const std::string& dataflow : spec.dataflows) {
+    const DrkUse u = uses(dataflow);
+    per_combination += times(times(u.d ? spec.d.size() : 1, u.r ? spec.r.size() : 1), u.K ? spec.K.size() : 1);
+  }
   std::size_t count = times(times(spec.models.size(), spec.batch.size()), std::min(per_combination, kMaxGridPoints + 1));
   for (const auto& [key, values] : spec.vary) count = times(count, values.size());
   if (count > kMaxGridPoints)
@@ -188,31 +247,32 @@ std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std
       }
     assignments = std::move(next);
   }
+  // A parameter the dataflow does not read takes the list's first value (what the representation ignores).
+  auto values = [](bool used, const std::vector<std::int64_t>& list) {
+    return used ? list : std::vector<std::int64_t>{list.front()};
+  };
+  auto base = std::make_shared<const RunRequest>(spec.base);
   std::vector<SweepPoint> points;
   for (const std::string& model : spec.models)
     for (const auto& sets : assignments)
       for (std::int64_t batch : spec.batch)
         for (const std::string& dataflow : spec.dataflows) {
+          const DrkUse u = uses(dataflow);
           SweepPoint p;
           p.model = model;
           p.dataflow = dataflow;
           p.hw = spec.hw;
           p.batch = batch;
           p.sets = sets;
+          p.base = base;
           p.layers = spec.layers;
           p.down = spec.down;
-          if (drk_free(dataflow)) {
-            p.uses_drk = false;
-            p.d = spec.d.front();
-            p.r = spec.r.front();
-            p.K = spec.K.front();
-            p.index = points.size();
-            points.push_back(p);
-            continue;
-          }
-          for (std::int64_t d : spec.d)
-            for (std::int64_t r : spec.r)
-              for (std::int64_t K : spec.K) {
+          p.uses_d = u.d;
+          p.uses_r = u.r;
+          p.uses_K = u.K;
+          for (std::int64_t d : values(u.d, spec.d))
+            for (std::int64_t r : values(u.r, spec.r))
+              for (std::int64_t K : values(u.K, spec.K)) {
                 p.d = d;
                 p.r = r;
                 p.K = K;
@@ -221,6 +281,22 @@ std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std
               }
         }
   return points;
+}
+
+}  // namespace
+
+std::vector<SweepPoint> expand(const SweepSpec& spec, const DataflowRegistry& registry) {
+  return expand_with(spec, [&](const std::string& dataflow) {
+    const Dataflow& f = registry.find(dataflow);
+    return DrkUse{f.uses_d, f.uses_r, f.uses_K};
+  });
+}
+
+std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std::string&)) {
+  return expand_with(spec, [&](const std::string& dataflow) {
+    const bool all = !drk_free(dataflow);
+    return DrkUse{all, all, all};
+  });
 }
 
 }  // namespace stasim

@@ -1,13 +1,18 @@
-// The points of a sweep: the cross product of models, dataflows, batch sizes, (d, r, K) and any config keys
-// (`--vary key=v1,v2`), from the command line or a sweep YAML (configs/sweeps/). Dataflows that ignore
-// (d, r, K) (dense) get one point per remaining combination. Each point has a stable index in the full grid
-// and a key naming its inputs, which --shard, --resume and merge rely on.
+// The points of a sweep: the cross product of models, dataflows, batch sizes, (d, r, K) and any config keys or
+// request switches (`--vary key=v1,v2`, `--vary option.reuse=0,1`), from the command line or a sweep YAML
+// (configs/sweeps/). A dataflow gets one point per value of the parameters it reads only (dense none of d, r,
+// K; vq-only d and K; lr-only r). Each point has a stable index in the full grid and a key naming its inputs,
+// which --shard, --resume and merge rely on; what every point shares (--set, --tp, ...) is the spec's `base`.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "dataflows/dataflow_registry.hpp"
+#include "sim/studies/decode_run.hpp"
 
 namespace stasim {
 
@@ -32,6 +37,9 @@ struct SweepSpec {
   // Quality columns (sim/studies/sweep_quality.hpp): a checkpoint path or "synthetic[:key=value,...]", "" = none.
   std::string weights;
   std::int64_t weights_layer = -1;  // the layer whose experts are compressed; -1: the model's first MoE layer
+  // The request every point starts from: --set, --tp/--lnc/--context, --routes/--routing-seed and the switches
+  // (its model, hw, dataflow, d, r, K, batch, layers and down are the point's own).
+  RunRequest base;
 };
 
 // Reads a sweep YAML (keys: models, dataflows, hw, batch, d, r, K, vary, layers, down_schedule, weights,
@@ -39,27 +47,38 @@ struct SweepSpec {
 // may be YAML lists or range strings). Unknown keys are errors with a did-you-mean.
 SweepSpec load_sweep(const std::string& path);
 
-// Parses "key=v1,v2" (an argument of --vary).
+// Parses "key=v1,v2" (an argument of --vary); option.* values in their one spelling (sim/studies/request_axes.hpp).
 std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& text);
+
+// Each --vary key becomes a column of the output and its values are joined with ';' in the `vary` cell:
+// InputError for a key given twice, named like a fixed column or not shaped like a config key, or a value
+// holding ';'. expand() checks it too.
+void check_vary_keys(const SweepSpec& spec);
 
 struct SweepPoint {
   std::size_t index = 0;
   std::string model, dataflow, hw;
   std::int64_t batch = 1, d = 0, r = 0, K = 0;
-  bool uses_drk = true;   // false for dense: d, r and K are not inputs
-  std::vector<std::string> sets;  // the vary assignments, key=value
+  bool uses_d = true, uses_r = true, uses_K = true;  // which of d, r, K are inputs (none for dense)
+  std::vector<std::string> sets;  // the vary assignments, key=value (hardware, model.* and option.* keys)
+  std::shared_ptr<const RunRequest> base;  // the spec's base request (null: RunRequest's defaults)
   std::int64_t layers = 0;
   std::string down;
   std::string weights;  // the quality source with its layer ("synthetic@0"), "" without quality columns
 
+  bool uses_drk() const { return uses_d || uses_r || uses_K; }
   std::string vary_text() const;  // "core.dma.engines=8;model.x=1", empty without --vary
-  std::string key() const;        // every input, "model=...|dataflow=...|..."
+  std::string key() const;        // every input, "model=...|dataflow=...|drk=d/r/K" ("-" for an unused one)
+  // The decode request of this point: the base with the point's inputs and its vary assignments applied.
+  RunRequest request() const;
   // The baseline group: the inputs the dense dataflow depends on (speedup and Pareto compare within it).
   std::string group() const;
 };
 
-// The full grid in a fixed order; dataflows that ignore (d, r, K) are listed once per combination of the rest.
-// `drk_free` says which dataflows those are. InputError when it would exceed kMaxGridPoints.
+// The full grid in a fixed order; each dataflow is listed once per combination of the (d, r, K) values it reads
+// (the registry's uses_d/uses_r/uses_K) and of the rest. InputError when it would exceed kMaxGridPoints.
+std::vector<SweepPoint> expand(const SweepSpec& spec, const DataflowRegistry& registry);
+// The same where `drk_free` names the dataflows that read none of (d, r, K) and every other reads all three.
 std::vector<SweepPoint> expand(const SweepSpec& spec, bool (*drk_free)(const std::string& dataflow));
 
 }  // namespace stasim

@@ -8,6 +8,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/sweep_vary_columns.hpp"
 #include "sim/studies/worker_pool.hpp"
 
 namespace stasim {
@@ -29,12 +30,11 @@ SweepRow inputs_row(const SweepPoint& p) {
   row["dataflow"] = p.dataflow;
   row["hw"] = p.hw;
   row["batch"] = p.batch;
-  if (p.uses_drk) {
-    row["d"] = p.d;
-    row["r"] = p.r;
-    row["K"] = p.K;
-  }
+  if (p.uses_d) row["d"] = p.d;
+  if (p.uses_r) row["r"] = p.r;
+  if (p.uses_K) row["K"] = p.K;
   if (!p.sets.empty()) row["vary"] = p.vary_text();
+  add_vary_columns(row);
   row["layers"] = p.layers;
   row["down_schedule"] = p.down;
   if (!p.weights.empty()) row["weights"] = p.weights;
@@ -51,19 +51,8 @@ SweepRow failed(SweepRow row, const char* status, const std::string& reason) {
 
 SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
   SweepRow row = inputs_row(p);
-  RunRequest req;
-  req.model = p.model;
-  req.hw = p.hw;
-  req.dataflow = p.dataflow;
-  req.d = p.d;
-  req.r = p.r;
-  req.K = p.K;
-  req.batch = p.batch;
-  req.layers = p.layers;
-  req.down = p.down;
-  req.sets = p.sets;
   try {
-    DecodeRun run = run_decode(req, registry);
+    DecodeRun run = run_decode(p.request(), registry);
     const SimResult& r = run.result;
     row["status"] = "ok";
     row["tpot_us"] = us(r.total_ps);
@@ -88,18 +77,27 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
   return row;
 }
 
-void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, const DataflowRegistry& registry,
-                const std::function<void(SweepRow)>& on_row, double point_time_limit_s) {
-  std::size_t done = 0;
-  auto begin = std::chrono::steady_clock::now();
-  auto report = [&] {
-    if (!progress) return;
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    double eta = done ? elapsed / done * (points.size() - done) : 0.0;
-    std::fprintf(stderr, "\rsweep: %zu/%zu points, %.1f s elapsed, ETA %.0f s   ", done, points.size(), elapsed, eta);
+void run_points(const std::vector<SweepPoint>& points, int jobs, const SweepProgress& progress,
+                const DataflowRegistry& registry, const std::function<void(SweepRow)>& on_row, double point_time_limit_s) {
+  std::size_t done = 0, ok = 0, invalid = 0, errors = 0;
+  const auto begin = std::chrono::steady_clock::now();
+  double last_line_s = 0;
+  auto report = [&](bool force) {
+    if (progress.mode == SweepProgress::Mode::none) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const double eta = done ? elapsed / static_cast<double>(done) * static_cast<double>(points.size() - done) : 0.0;
+    if (progress.mode == SweepProgress::Mode::redraw) {
+      std::fprintf(stderr, "\rsweep: %zu/%zu points, %.1f s elapsed, ETA %.0f s   ", done, points.size(), elapsed, eta);
+    } else {
+      // A log (a batch job's stderr file) gets whole lines, at most one per interval: no carriage returns.
+      if (!force && elapsed - last_line_s < progress.every_s) return;
+      last_line_s = elapsed;
+      std::fprintf(stderr, "sweep: %zu/%zu points (ok %zu, invalid %zu, error %zu), %.1f s elapsed, ETA %.0f s\n", done,
+                   points.size(), ok, invalid, errors, elapsed, eta);
+    }
     std::fflush(stderr);
   };
-  report();
+  if (progress.mode == SweepProgress::Mode::redraw) report(true);
   WorkerPool pool([&](const std::string& index) { return run_point(points[std::stoul(index)], registry).dump(); },
                   jobs, point_time_limit_s);
   std::vector<std::string> inputs;
@@ -118,10 +116,21 @@ void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, 
     }
     if (!reported) row = failed(inputs_row(points[i]), "error", "the point's process " + outcome.failure);
     ++done;
+    const std::string status = row.value("status", std::string());
+    ok += status == "ok";
+    invalid += status == "invalid";
+    errors += status == "error";
     on_row(std::move(row));
-    report();
+    report(false);
   });
-  if (progress) std::fputc('\n', stderr);
+  if (progress.mode == SweepProgress::Mode::redraw) std::fputc('\n', stderr);
+}
+
+void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, const DataflowRegistry& registry,
+                const std::function<void(SweepRow)>& on_row, double point_time_limit_s) {
+  SweepProgress mode;
+  mode.mode = progress ? SweepProgress::Mode::redraw : SweepProgress::Mode::none;
+  run_points(points, jobs, mode, registry, on_row, point_time_limit_s);
 }
 
 }  // namespace stasim

@@ -16,9 +16,20 @@ namespace stasim {
 // Runs one point in this process and returns its row (never throws for a bad point).
 SweepRow run_point(const SweepPoint& point, const DataflowRegistry& registry);
 
+// Progress on stderr: none, one line redrawn in place (a terminal), or whole lines at most every `every_s`
+// seconds (a log file: a batch job's stderr), each with done/total, the statuses so far, elapsed time and ETA.
+struct SweepProgress {
+  enum class Mode { none, redraw, lines };
+  Mode mode = Mode::none;
+  double every_s = 5;  // lines: the least time between two lines (0: a line per finished point)
+};
+
 // Runs the points in the workers; `on_row` is called in this process as each one finishes (in completion
 // order). A point running longer than `point_time_limit_s` (0: no limit) is stopped and becomes an `error` row.
-// With `progress`, a done/total line with an ETA is redrawn on stderr.
+void run_points(const std::vector<SweepPoint>& points, int jobs, const SweepProgress& progress,
+                const DataflowRegistry& registry, const std::function<void(SweepRow)>& on_row,
+                double point_time_limit_s = 0);
+// The same with `progress` true: redrawn in place; false: none.
 void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, const DataflowRegistry& registry,
                 const std::function<void(SweepRow)>& on_row, double point_time_limit_s = 0);
 

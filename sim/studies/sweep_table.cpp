@@ -13,6 +13,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/studies/sweep_vary_columns.hpp"
 
 namespace stasim {
 namespace {
@@ -101,22 +102,36 @@ bool is_jsonl_path(const std::string& path) {
   return ext == ".jsonl" || ext == ".json";
 }
 
-std::string csv_header() {
-  std::string out;
-  for (const Column& c : columns()) out += (out.empty() ? "" : ",") + std::string(c.name);
+// The CSV columns: the fixed ones with the vary keys right after `vary`.
+std::vector<std::string> csv_names(const std::vector<std::string>& vary) {
+  std::vector<std::string> out;
+  for (const Column& c : columns()) {
+    out.push_back(c.name);
+    if (std::string(c.name) == "vary") out.insert(out.end(), vary.begin(), vary.end());
+  }
   return out;
 }
 
-std::string row_line(const SweepRow& row, bool jsonl) {
+std::string csv_header(const std::vector<std::string>& vary) {
+  std::string out;
+  for (const std::string& name : csv_names(vary)) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
+std::string row_line(const SweepRow& row, bool jsonl, const std::vector<std::string>& vary) {
+  SweepRow full = row;
+  add_vary_columns(full);
   if (jsonl) {
     nlohmann::json ordered = nlohmann::json::object();
-    for (const Column& c : columns()) ordered[c.name] = row.value(c.name, nlohmann::json());
+    for (const Column& c : columns()) ordered[c.name] = full.value(c.name, nlohmann::json());
+    for (const auto& assignment : vary_assignments(full.value("vary", nlohmann::json())))
+      ordered[assignment.first] = full[assignment.first];
     return ordered.dump();
   }
   std::string out;
   bool first = true;
-  for (const Column& c : columns()) {
-    out += (first ? "" : ",") + csv_cell(row.value(c.name, nlohmann::json()));
+  for (const std::string& name : csv_names(vary)) {
+    out += (first ? "" : ",") + csv_cell(full.value(name, nlohmann::json()));
     first = false;
   }
   return out;
@@ -155,13 +170,22 @@ SweepRow json_row(const std::string& line, const std::string& where) {
   for (const Column& c : columns()) row[c.name] = nullptr;
   for (const auto& item : doc.items()) {
     const Column* c = find_column(item.key());
-    if (!c) throw InputError(where + ": not a stasim sweep row (unexpected key '" + item.key() + "')");
+    if (!c) continue;  // a vary column, checked below
     const nlohmann::json& v = item.value();
     bool ok = v.is_null() || (c->type == Cell::text ? v.is_string() : v.is_number());
     if (!ok)
       throw InputError(where + ": column " + c->name + ": expected " + (c->type == Cell::text ? "a string" : "a number") +
                        ", got " + v.type_name() + " " + v.dump());
     row[c->name] = v;
+  }
+  // Any other key must be one of the row's vary columns, holding what its `vary` cell says.
+  add_vary_columns(row);
+  for (const auto& item : doc.items()) {
+    if (find_column(item.key())) continue;
+    if (!row.contains(item.key())) throw InputError(where + ": not a stasim sweep row (unexpected key '" + item.key() + "')");
+    if (row[item.key()] != item.value())
+      throw InputError(where + ": column " + item.key() + ": " + item.value().dump() + ", but the row's vary cell says " +
+                       row[item.key()].dump());
   }
   return row;
 }
@@ -211,9 +235,12 @@ SweepTable read_sweep_table(const std::string& path) {
       if (last_and_cut) throw InputError(where + ": the header line is cut (no newline after it)");
       // Columns are matched by name, so a file written before a column existed (e.g. without the quality
       // columns) still reads; its missing cells are empty.
+      // A name that is no column is a vary column (one per --vary key), which needs the vary cell it comes from.
+      const bool has_vary = std::find(cells.begin(), cells.end(), "vary") != cells.end();
       for (const std::string& name : cells) {
         const Column* known = find_column(name);
-        if (!known) throw InputError(where + ": not a stasim sweep CSV (unexpected header column '" + name + "')");
+        if (!known && !(has_vary && is_vary_column_name(name)))
+          throw InputError(where + ": not a stasim sweep CSV (unexpected header column '" + name + "')");
         if (std::find(header.begin(), header.end(), name) != header.end())
           throw InputError(where + ": the header names column '" + name + "' twice");
         header_columns.push_back(known);
@@ -233,6 +260,7 @@ SweepTable read_sweep_table(const std::string& path) {
     for (const Column& c : columns()) row[c.name] = nullptr;
     bool cut = false;
     for (std::size_t i = 0; i < cells.size() && !cut; ++i) {
+      if (!header_columns[i]) continue;  // a vary column, checked against the vary cell below
       const Column& c = *header_columns[i];
       if (cells[i].empty()) row[c.name] = nullptr;
       else if (c.type == Cell::text) row[c.name] = cells[i];
@@ -248,6 +276,14 @@ SweepTable read_sweep_table(const std::string& path) {
       }
     }
     if (cut) continue;
+    add_vary_columns(row);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (header_columns[i]) continue;
+      const std::string derived = row.contains(header[i]) ? csv_cell(row[header[i]]) : "";
+      if (cells[i] != derived)
+        throw InputError(where + ": column " + header[i] + ": '" + cells[i] + "', but the row's vary cell says '" +
+                         derived + "'");
+    }
     check_row(row, where);
     table.rows.push_back(std::move(row));
     table.lines.push_back(number);
@@ -281,6 +317,7 @@ void check_one_grid(const std::vector<SweepTable>& parts, const std::vector<std:
 }
 
 void finalize(std::vector<SweepRow>& rows) {
+  for (SweepRow& row : rows) add_vary_columns(row);
   std::stable_sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) {
     return std::make_pair(a.value("point", 0), a.value("key", std::string())) <
            std::make_pair(b.value("point", 0), b.value("key", std::string()));
@@ -350,8 +387,9 @@ void finalize(std::vector<SweepRow>& rows) {
 void write_sweep_rows(const std::string& path, const std::vector<SweepRow>& rows) {
   bool jsonl = is_jsonl_path(path);
   std::string text;
-  if (!jsonl) text += csv_header() + "\n";
-  for (const SweepRow& row : rows) text += row_line(row, jsonl) + "\n";
+  const std::vector<std::string> vary = vary_columns(rows);
+  if (!jsonl) text += csv_header(vary) + "\n";
+  for (const SweepRow& row : rows) text += row_line(row, jsonl, vary) + "\n";
   replace_output_file(path, text, "the sweep output");
 }
 

@@ -4,7 +4,8 @@
 // (which is what lets --resume and merge reuse rows). finalize() fills the columns that compare points:
 // speedup_vs_dense (against the dense row of the same group), pareto (not dominated in bits/weight and TPOT
 // within the group) and, for rows with an nmse (`sweep --weights`), pareto_quality (not dominated in NMSE and
-// TPOT: the quality–latency front). A CSV is read by its header's column names, so older files still merge.
+// TPOT: the quality–latency front). A CSV is read by its header's column names, so older files still merge;
+// besides the fixed columns there is one per --vary key (sim/studies/sweep_vary_columns.hpp).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,8 +35,10 @@ std::vector<SweepRow> read_sweep_rows(const std::string& path);
 // Refuses parts (read from `paths`) whose rows come from different grids: a point index with two keys or a key
 // with two indices.
 void check_one_grid(const std::vector<SweepTable>& parts, const std::vector<std::string>& paths);
-std::string row_line(const SweepRow& row, bool jsonl);
-std::string csv_header();
+// A row as one line; a CSV line has a cell per `vary` key (sim/studies/sweep_vary_columns.hpp) after the
+// `vary` cell, a JSON line a key per assignment of its own vary cell.
+std::string row_line(const SweepRow& row, bool jsonl, const std::vector<std::string>& vary = {});
+std::string csv_header(const std::vector<std::string>& vary = {});
 
 // Sorts by point index then key, drops repeated keys (keeping the first), recomputes speedup_vs_dense and pareto.
 void finalize(std::vector<SweepRow>& rows);

@@ -14,8 +14,10 @@ struct Output {
   std::string text;
 };
 
-inline Output run_stasim(const std::string& args) {
-  std::string cmd = std::string(STASIM_BINARY) + " " + args + " 2>&1";
+// Runs a shell command line with its stderr joined to its stdout (give a redirection of its own inside
+// `{ ...; }` to keep one apart).
+inline Output run_shell(const std::string& command) {
+  std::string cmd = "{ " + command + "; } 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   std::string text;
   std::array<char, 4096> buf;
@@ -23,5 +25,7 @@ inline Output run_stasim(const std::string& args) {
   int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
 }
+
+inline Output run_stasim(const std::string& args) { return run_shell(std::string(STASIM_BINARY) + " " + args); }
 
 }  // namespace stasim::test

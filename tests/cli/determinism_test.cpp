@@ -64,12 +64,12 @@ TEST(Determinism, SweepIsByteIdenticalOverTenRunsWithOneOrTwoJobs) {
 
 TEST(Determinism, ShardsRunWithOneJobMergeIntoTheUnshardedSweep) {
   const std::string grid = "sweep --layers 1 --dataflows dense,cardan --d 4,8 --r 0,256";
-  Output all = run_stasim(grid + " --jobs 2 --out " + tmp("all.jsonl"));
+  Output all = run_stasim(grid + " --jobs 2 --force --out " + tmp("all.jsonl"));
   ASSERT_EQ(all.code, 0) << all.text;
   std::string merge = "merge --out " + tmp("merged.jsonl");
   for (int shard = 0; shard < 3; ++shard) {
     std::string out = tmp("shard" + std::to_string(shard) + ".jsonl");
-    Output o = run_stasim(grid + " --jobs 1 --shard " + std::to_string(shard) + "/3 --out " + out);
+    Output o = run_stasim(grid + " --jobs 1 --shard " + std::to_string(shard) + "/3 --force --out " + out);
     ASSERT_EQ(o.code, 0) << o.text;
     merge += " " + out;
   }

@@ -161,10 +161,12 @@ std::vector<Case> catalog() {
        {"error: cannot write to standard output (No space left on device)"}},
       {"c2_route_json_full", "", "{stasim} partition --blocks 4 --n 256 --k 256 --thread-n 128 --thread-k 64 --grid 4 --json /dev/full", 2,
        {"/dev/full: cannot write the JSON file (--json) (No space left on device)"}},
-      // A 1 KiB file-size limit (SIGXFSZ ignored, so the write fails with EFBIG): the header and first row fit,
-      // the second row does not; the sweep stops with the reason and keeps the row it wrote.
+      // A 3 KiB file-size limit (sh counts 512-byte blocks: 6; SIGXFSZ ignored, so the write fails with EFBIG):
+      // s.csv.meta.json (about 2.2 KiB,
+      // written before the first point) and the header and first rows fit, a later row (of 14, about 265 bytes
+      // each) does not; the sweep stops with the reason and keeps the rows it wrote.
       {"c2_sweep_keeps_rows", "",
-       "(trap '' XFSZ; ulimit -f 1; exec {stasim} sweep --layers 1 --r 0,64,128 --jobs 1 --out {dir}/s.csv)", 2,
+       "(trap '' XFSZ; ulimit -f 6; exec {stasim} sweep --layers 1 --r 0:768:64 --jobs 1 --out {dir}/s.csv)", 2,
        {"{dir}/s.csv: cannot write the sweep output (File too large)"},
        "head -2 {dir}/s.csv | cut -c1-7", {"point,k", "0,model"}},
 

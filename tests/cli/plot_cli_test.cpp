@@ -31,7 +31,7 @@ bool png(const std::string& path) { return std::filesystem::exists(path) && std:
 
 TEST(Plot, SweepFacetsByModelAndBatch) {
   Output o = stasim::test::run_stasim("sweep --models qwen3-30b-a3b,olmoe-1b-7b --batch 1,2 --dataflows dense,cardan "
-                                      "--d 8 --r 0,128 --layers 1 --jobs 2 --out " + tmp("grid.csv"));
+                                      "--d 8 --r 0,128 --layers 1 --jobs 2 --force --out " + tmp("grid.csv"));
   ASSERT_EQ(o.code, 0) << o.text;
   o = plot("sweep " + tmp("grid.csv") + " --out " + tmp("sweep.png"));
   ASSERT_EQ(o.code, 0) << o.text;
@@ -65,7 +65,7 @@ TEST(Plot, EnginesTimelineFromGzipAndTheirErrors) {
 
 TEST(Plot, QualityPlotsFromASweepWithNmse) {
   Output o = stasim::test::run_stasim("sweep --dataflows dense,cardan,lr-only --d 8 --r 32,64 --layers 1 --jobs 2 "
-                                      "--weights synthetic --out " + tmp("quality.csv"));
+                                      "--weights synthetic --force --out " + tmp("quality.csv"));
   ASSERT_EQ(o.code, 0) << o.text;
   o = plot("quality-latency " + tmp("quality.csv") + " --out " + tmp("q.png"));
   ASSERT_EQ(o.code, 0) << o.text;

@@ -52,9 +52,9 @@ std::string tmp(const std::string& name) { return testing::TempDir() + "sweep_" 
 const std::string kGrid = "sweep --layers 1 --d 4,8 --r 0,256 --K 256 --jobs 2";
 
 TEST(SweepCli, ShardsMergedEqualTheUnshardedSweep) {
-  ASSERT_EQ(run(kGrid + " --out " + tmp("all.csv")).code, 0);
-  Output s0 = run(kGrid + " --shard 0/2 --out " + tmp("s0.csv"));
-  Output s1 = run(kGrid + " --shard 1/2 --out " + tmp("s1.jsonl"));
+  ASSERT_EQ(run(kGrid + " --force --out " + tmp("all.csv")).code, 0);
+  Output s0 = run(kGrid + " --shard 0/2 --force --out " + tmp("s0.csv"));
+  Output s1 = run(kGrid + " --shard 1/2 --force --out " + tmp("s1.jsonl"));
   ASSERT_EQ(s0.code, 0) << s0.text;
   ASSERT_EQ(s1.code, 0) << s1.text;
   EXPECT_THAT(s0.text, HasSubstr("sweep: 3 points (shard 0/2 of 5)"));  // points 0, 2, 4
@@ -80,13 +80,13 @@ TEST(SweepCli, ShardsMergedEqualTheUnshardedSweep) {
 
 TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   std::string out = tmp("resume.csv");
-  ASSERT_EQ(run("sweep --layers 1 --d 4 --r 0 --out " + out).code, 0);  // dense + cardan (4, 0)
+  ASSERT_EQ(run("sweep --layers 1 --d 4 --r 0 --force --out " + out).code, 0);  // dense + cardan (4, 0)
   std::ofstream(out, std::ios::app) << "7,model=cut-by-a-kill";            // a line a killed sweep left behind
   Output o = run(kGrid + " --resume --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_THAT(o.text, HasSubstr("5 points, 3 run now with 2 jobs"));
   EXPECT_THAT(o.text, HasSubstr("2 resumed"));
-  ASSERT_EQ(run(kGrid + " --out " + tmp("fresh.csv")).code, 0);
+  ASSERT_EQ(run(kGrid + " --force --out " + tmp("fresh.csv")).code, 0);
   EXPECT_EQ(slurp(out), slurp(tmp("fresh.csv")));
 }
 
@@ -100,13 +100,13 @@ TEST(SweepCli, AKilledSweepIsCompletedByResume) {
   Output resumed = run(grid + " --resume --out " + out);
   ASSERT_EQ(resumed.code, 0) << resumed.text;
   EXPECT_THAT(resumed.text, HasSubstr("sweep: 16 points"));  // 1 dense + 3 d x 5 r
-  ASSERT_EQ(run(grid + " --out " + tmp("unkilled.csv")).code, 0);
+  ASSERT_EQ(run(grid + " --force --out " + tmp("unkilled.csv")).code, 0);
   EXPECT_EQ(slurp(out), slurp(tmp("unkilled.csv")));
 }
 
 TEST(SweepCli, AnInvalidPointIsRecordedWithItsReason) {
   std::string out = tmp("invalid.jsonl");
-  Output o = run("sweep --layers 1 --dataflows cardan --d 3,8 --r 0 --out " + out);
+  Output o = run("sweep --layers 1 --dataflows cardan --d 3,8 --r 0 --force --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_THAT(o.text, HasSubstr("ok 1, invalid 1, error 0"));
   std::vector<nlohmann::json> rows = stasim::read_sweep_rows(out);
@@ -119,7 +119,7 @@ TEST(SweepCli, AnInvalidPointIsRecordedWithItsReason) {
 }
 
 TEST(SweepCli, NoValidPointIsBadInput) {
-  Output o = run("sweep --layers 1 --dataflows cardan --d 3,5 --r 0 --out " + tmp("none.csv"));
+  Output o = run("sweep --layers 1 --dataflows cardan --d 3,5 --r 0 --force --out " + tmp("none.csv"));
   EXPECT_EQ(o.code, 2) << o.text;
   EXPECT_THAT(o.text, HasSubstr("no valid point in the grid"));
   EXPECT_THAT(o.text, HasSubstr("d = 3 does not divide"));
@@ -144,7 +144,7 @@ TEST(SweepCli, BadRangesKeysAndShardsAreBadInput) {
 
 TEST(SweepCli, VaryAddsAPointPerValue) {
   std::string out = tmp("vary.csv");
-  Output o = run("sweep --layers 1 --dataflows dense --vary core.dma.fixed_ns=650,1300 --out " + out);
+  Output o = run("sweep --layers 1 --dataflows dense --vary core.dma.fixed_ns=650,1300 --force --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   std::vector<nlohmann::json> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 2u);
@@ -181,7 +181,7 @@ TEST(SweepCli, ASecondSweepOnAnOutputBeingWrittenStops) {
 // on to the other points. A 48-layer decode takes far more than a millisecond, so every point here is stopped.
 TEST(SweepCli, APointPastTheTimeLimitIsAnErrorRow) {
   std::string out = tmp("limit.jsonl");
-  Output o = run("sweep --d 4,8 --r 0 --jobs 2 --point-time-limit 0.001 --out " + out);
+  Output o = run("sweep --d 4,8 --r 0 --jobs 2 --point-time-limit 0.001 --force --out " + out);
   EXPECT_EQ(o.code, 2) << o.text;  // no point is ok
   EXPECT_THAT(o.text, HasSubstr("ok 0, invalid 0, error 3"));
   std::vector<nlohmann::json> rows = stasim::read_sweep_rows(out);

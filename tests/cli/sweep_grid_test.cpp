@@ -45,7 +45,7 @@ TEST(SweepGrid, ShippedQwenSweepHas53Points) {
   // dense once + cardan over d {2, 4, 8, 16} x r 0:768:64 (13 values) x K {256}: 1 + 4 x 13 = 53.
   ASSERT_EQ(points.size(), 53u);
   EXPECT_EQ(points[0].dataflow, "dense");
-  EXPECT_FALSE(points[0].uses_drk);
+  EXPECT_FALSE(points[0].uses_drk());
   EXPECT_EQ(points[1].d, 2);
   EXPECT_EQ(points[2].r, 64);        // r varies fastest
   EXPECT_EQ(points[52].d, 16);
@@ -65,6 +65,45 @@ TEST(SweepGrid, VaryMultipliesEveryCombination) {
   EXPECT_EQ(points[3].vary_text(), "core.dma.engines=8;core.dma.fixed_ns=1300");
   EXPECT_EQ(points[0].group(), points[1].group());   // dense and cardan of one combination compare
   EXPECT_NE(points[0].group(), points[3].group());
+}
+
+// Each dataflow gets one point per value of the (d, r, K) it reads: the registry says dense, xla and w4a8 read
+// none, vq-only d and K, lr-only r, cardan all three.
+TEST(SweepGrid, ADataflowRunsOncePerParameterItReads) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  SweepSpec spec;
+  spec.dataflows = {"dense", "vq-only", "lr-only", "cardan", "xla", "w4a8"};
+  spec.d = {4, 8};
+  spec.r = {0, 256, 384};
+  spec.K = {64, 256};
+  std::vector<SweepPoint> points = expand(spec, registry);
+  // dense 1 + vq-only 2 d x 2 K + lr-only 3 r + cardan 2 x 3 x 2 + xla 1 + w4a8 1 = 1 + 4 + 3 + 12 + 1 + 1 = 22.
+  ASSERT_EQ(points.size(), 22u);
+  EXPECT_EQ(points[0].key(), "model=qwen3-30b-a3b|hw=trn3-calibrated|batch=1|layers=0|down=weight-sbuf|vary=|dataflow=dense|drk=-");
+  EXPECT_EQ(points[1].dataflow, "vq-only");
+  EXPECT_THAT(points[1].key(), testing::EndsWith("|dataflow=vq-only|drk=4/-/64"));
+  EXPECT_THAT(points[4].key(), testing::EndsWith("|dataflow=vq-only|drk=8/-/256"));
+  EXPECT_THAT(points[5].key(), testing::EndsWith("|dataflow=lr-only|drk=-/0/-"));
+  EXPECT_THAT(points[7].key(), testing::EndsWith("|dataflow=lr-only|drk=-/384/-"));
+  EXPECT_THAT(points[8].key(), testing::EndsWith("|dataflow=cardan|drk=4/0/64"));
+  EXPECT_THAT(points[20].key(), testing::EndsWith("|dataflow=xla|drk=-"));
+  EXPECT_THAT(points[21].key(), testing::EndsWith("|dataflow=w4a8|drk=-"));
+  // The point's request carries the base's options and its own inputs.
+  spec.base.tp = 2;
+  spec.base.sets = {"core.dma.fixed_ns=900"};
+  spec.vary.push_back(parse_vary("option.reuse=false,true"));
+  spec.vary.push_back(parse_vary("core.dma.fixed_ns=650"));
+  points = expand(spec, registry);
+  ASSERT_EQ(points.size(), 44u);  // 22 x 2 reuse values
+  EXPECT_EQ(points[0].vary_text(), "option.reuse=0;core.dma.fixed_ns=650");
+  RunRequest req = points[9].request();
+  EXPECT_EQ(req.dataflow, "cardan");
+  EXPECT_EQ(req.tp, 2);
+  EXPECT_TRUE(req.no_reuse);
+  // The base's --set first, the axis after it: the axis's value wins for its key.
+  EXPECT_EQ(req.sets, (std::vector<std::string>{"core.dma.fixed_ns=900", "core.dma.fixed_ns=650"}));
+  EXPECT_FALSE(points[22].request().no_reuse);
 }
 
 TEST(SweepGrid, UnknownSweepKeyGetsADidYouMean) {

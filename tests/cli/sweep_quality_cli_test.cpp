@@ -22,7 +22,7 @@ const std::string kSynthetic = "synthetic:hidden=64,intermediate=32,experts=4,se
 
 TEST(SweepQualityCli, NmseColumnsOnASyntheticLayer) {
   std::string out = tmp("grid.csv");
-  auto r = run_stasim("sweep --layers 1 --d 4,8 --r 0,16 --K 16 --jobs 2 --weights " + kSynthetic + " --out " + out);
+  auto r = run_stasim("sweep --layers 1 --d 4,8 --r 0,16 --K 16 --jobs 2 --weights " + kSynthetic + " --force --out " + out);
   ASSERT_EQ(r.code, 0) << r.text;
   // Four distinct representations, each built once (one "quality:" line each) for 1 dense + 4 cardan points.
   std::size_t lines = 0;
@@ -64,9 +64,9 @@ std::string slurp(const std::string& path) {
 // byte for byte, quality columns and both fronts included.
 TEST(SweepQualityCli, ShardsMergedEqualTheUnshardedSweep) {
   const std::string grid = "sweep --layers 1 --d 4,8 --r 0,16 --K 16 --jobs 2 --weights " + kSynthetic;
-  ASSERT_EQ(run_stasim(grid + " --out " + tmp("all.csv")).code, 0);
-  ASSERT_EQ(run_stasim(grid + " --shard 0/2 --out " + tmp("s0.csv")).code, 0);
-  ASSERT_EQ(run_stasim(grid + " --shard 1/2 --out " + tmp("s1.jsonl")).code, 0);
+  ASSERT_EQ(run_stasim(grid + " --force --out " + tmp("all.csv")).code, 0);
+  ASSERT_EQ(run_stasim(grid + " --shard 0/2 --force --out " + tmp("s0.csv")).code, 0);
+  ASSERT_EQ(run_stasim(grid + " --shard 1/2 --force --out " + tmp("s1.jsonl")).code, 0);
   auto m = run_stasim("merge " + tmp("s0.csv") + " " + tmp("s1.jsonl") + " --out " + tmp("merged.csv"));
   ASSERT_EQ(m.code, 0) << m.text;
   EXPECT_EQ(slurp(tmp("merged.csv")), slurp(tmp("all.csv")));
@@ -85,7 +85,7 @@ TEST(SweepQualityCli, RepresentAndSweepGiveALayerTheSameNmse) {
   const double represent_nmse = doc["representations"][0]["nmse"].get<double>();
   const std::string out = tmp("one.csv");
   auto sweep = run_stasim("sweep --layers 1 --dataflows cardan --d 8 --r 16 --K 16 --weights " + kSynthetic +
-                          " --out " + out);
+                          " --force --out " + out);
   ASSERT_EQ(sweep.code, 0) << sweep.text;
   std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 1u);
@@ -189,7 +189,7 @@ TEST(SweepQualityCli, ExportedCheckpointFeedsTheSweep) {
 
   std::string out = tmp("ckpt.csv");
   r = run_stasim("sweep --models " + model + " --layers 1 --dataflows cardan --d 8 --r 0,16 --K 16 --jobs 2 --weights " +
-                 dir + " --weights-experts 2 --out " + out);
+                 dir + " --weights-experts 2 --force --out " + out);
   ASSERT_EQ(r.code, 0) << r.text;
   std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 2u);

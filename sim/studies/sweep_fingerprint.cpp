@@ -1,0 +1,89 @@
+#include "sim/studies/sweep_fingerprint.hpp"
+
+#include <fstream>
+#include <functional>
+#include <set>
+
+#include "sim/core/input_error.hpp"
+#include "workloads/sha256.hpp"
+
+namespace stasim {
+namespace {
+
+nlohmann::json request_setup(const RunRequest& r) {
+  auto count = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"set", r.sets},           {"tp", count(r.tp)},
+          {"lnc", count(r.lnc)},     {"context", count(r.context)},
+          {"routing_seed", r.routing_seed},
+          {"reuse", !r.no_reuse},    {"batch_gathers", !r.no_batch_gathers},
+          {"joint_psum", !r.no_joint_psum}, {"overlap", !r.no_overlap},
+          {"all_experts", r.all_experts},   {"routed_swdge", r.routed_swdge},
+          {"fuse_projections", r.fuse_projections}};
+}
+
+}  // namespace
+
+nlohmann::json SweepGridInfo::to_json() const {
+  return {{"fingerprint", fingerprint}, {"points", points}, {"shard", shard}, {"shards", shards}, {"setup", setup}};
+}
+
+std::optional<SweepGridInfo> SweepGridInfo::from_meta(const std::string& meta_path) {
+  std::ifstream in(meta_path);
+  if (!in) return std::nullopt;
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("grid")) return std::nullopt;
+  const nlohmann::json& g = doc["grid"];
+  if (!g.is_object() || !g.value("fingerprint", nlohmann::json()).is_string() || !g.value("points", nlohmann::json()).is_number_unsigned() ||
+      !g.value("shard", nlohmann::json()).is_number_unsigned() || !g.value("shards", nlohmann::json()).is_number_unsigned() ||
+      !g.value("setup", nlohmann::json()).is_object() || g["shards"].get<std::size_t>() == 0)
+    throw InputError(meta_path + ": grid: expected fingerprint, points, shard, shards and setup (a file stasim wrote)");
+  SweepGridInfo info;
+  info.fingerprint = g["fingerprint"].get<std::string>();
+  info.points = g["points"].get<std::size_t>();
+  info.shard = g["shard"].get<std::size_t>();
+  info.shards = g["shards"].get<std::size_t>();
+  info.setup = g["setup"];
+  return info;
+}
+
+SweepGridInfo sweep_grid_info(const SweepSpec& spec, const std::vector<SweepPoint>& grid, const ResolvedConfigs& configs,
+                              std::size_t shard, std::size_t shards) {
+  SweepGridInfo info;
+  const nlohmann::json hashes = configs_json(configs);
+  // Hashes only: the same config reached by another path or name is the same setup.
+  info.setup["hardware"] = hashes.contains("hardware") ? hashes["hardware"]["sha256"] : nlohmann::json();
+  nlohmann::json models = nlohmann::json::object();
+  for (const ResolvedConfig& m : configs.models) models[m.name] = m.sha256();
+  info.setup["models"] = models;
+  const bool routes = hashes.contains("files") && hashes["files"].contains("routes");
+  info.setup["routes"] = routes ? hashes["files"]["routes"]["sha256"] : nlohmann::json();
+  info.setup["request"] = request_setup(spec.base);
+  std::string text = info.setup.dump() + "\n";
+  for (const SweepPoint& p : grid) text += p.key() + "\n";
+  info.fingerprint = sha256_hex(text);
+  info.points = grid.size();
+  info.shard = shard;
+  info.shards = shards;
+  return info;
+}
+
+std::vector<std::string> setup_differences(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  // Objects are compared entry by entry ("request.tp"), anything else (a list of --set values) as one value.
+  std::function<void(const nlohmann::json&, const nlohmann::json&, const std::string&)> walk =
+      [&](const nlohmann::json& x, const nlohmann::json& y, const std::string& path) {
+        if (x.is_object() && y.is_object()) {
+          std::set<std::string> keys;
+          for (const auto& item : x.items()) keys.insert(item.key());
+          for (const auto& item : y.items()) keys.insert(item.key());
+          for (const std::string& key : keys)
+            walk(x.value(key, nlohmann::json()), y.value(key, nlohmann::json()), path.empty() ? key : path + "." + key);
+        } else if (x != y) {
+          out.push_back(path + ": " + x.dump() + " vs " + y.dump());
+        }
+      };
+  walk(a, b, "");
+  return out;
+}
+
+}  // namespace stasim

@@ -1,0 +1,126 @@
+// `stasim sweep` with the request options of `run`: --set, --tp/--context, --routing-seed and
+// --fuse-projections give every point what `run` gives the same request; run's switches are axes
+// (--vary option.reuse=0,1) with a column per --vary key; the summary names the down schedule; bad axes are
+// bad input (exit 2). One-layer grids of the shipped models.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/studies/sweep_table.hpp"
+#include "tests/cli/cli_runner.hpp"
+
+namespace {
+
+using stasim::test::run_stasim;
+using testing::HasSubstr;
+
+std::string tmp(const std::string& name) { return testing::TempDir() + "sweep_options_" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// TPOT of `stasim run ARGS --json` (one layer, the sweep's weight-sbuf schedule).
+double run_tpot(const std::string& args) {
+  const std::string json = tmp("run.json");
+  stasim::test::Output o = run_stasim("run --quiet --layers 1 --down-schedule weight-sbuf " + args + " --json " + json);
+  EXPECT_EQ(o.code, 0) << args << "\n" << o.text;
+  std::ifstream in(json);
+  return nlohmann::json::parse(in)["tpot_us"].get<double>();
+}
+
+TEST(SweepOptionsCli, RequestOptionsMeanWhatTheyMeanInRun) {
+  // Each row of the sweep is the run with the same options, to the nanosecond.
+  const std::string shared = "--tp 2 --context 512 --set core.dma.fixed_ns=900";
+  const std::string out = tmp("shared.csv");
+  stasim::test::Output o = run_stasim("sweep --layers 1 --dataflows dense,cardan --d 8 --r 384 --batch 4 --routing-seed 7 " +
+                                      shared + " --force --out " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), run_tpot("--dataflow dense --batch 4 --routing-seed 7 " + shared));
+  EXPECT_EQ(rows[1]["tpot_us"].get<double>(), run_tpot("--dataflow cardan --batch 4 --routing-seed 7 " + shared));
+  // ... and not the default request's: TP 2 halves each rank's share of the expert weights it streams.
+  EXPECT_NE(rows[0]["tpot_us"].get<double>(), run_tpot("--dataflow dense --batch 4 --routing-seed 7"));
+  // The options every point shares are in the provenance and the grid's setup, not in the rows' keys.
+  std::ifstream meta_file(out + ".meta.json");
+  const nlohmann::json meta = nlohmann::json::parse(meta_file);
+  EXPECT_EQ(meta["grid"]["setup"]["request"]["tp"], 2);
+  EXPECT_EQ(meta["grid"]["setup"]["request"]["context"], 512);
+  EXPECT_EQ(meta["grid"]["setup"]["request"]["routing_seed"], 7);
+  EXPECT_EQ(meta["grid"]["setup"]["request"]["set"], nlohmann::json::array({"core.dma.fixed_ns=900"}));
+  EXPECT_EQ(meta["provenance"]["options"]["tp"], "2");
+
+  // --fuse-projections on DeepSeek-V2-Lite (it has shared experts to fuse with the router).
+  const std::string fused = tmp("fused.csv");
+  o = run_stasim("sweep --models deepseek-v2-lite --layers 1 --dataflows dense --fuse-projections --force --out " + fused);
+  ASSERT_EQ(o.code, 0) << o.text;
+  rows = stasim::read_sweep_rows(fused);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), run_tpot("--model deepseek-v2-lite --dataflow dense --fuse-projections"));
+}
+
+TEST(SweepOptionsCli, RunSwitchesAreAxesWithAColumnEach) {
+  const std::string out = tmp("axes.csv");
+  stasim::test::Output o = run_stasim("sweep --layers 1 --dataflows cardan --d 8 --r 384 --vary option.reuse=0,1 "
+                                      "--vary option.batch_gathers=true,false --jobs 2 --force --out " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  // 2 x 2 combinations of one cardan point; the two axes are columns right after `vary`, values spelled 0/1.
+  const std::string text = slurp(out);
+  EXPECT_THAT(text, HasSubstr(",vary,option.reuse,option.batch_gathers,layers,"));
+  std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0]["vary"], "option.reuse=0;option.batch_gathers=1");
+  EXPECT_EQ(rows[0]["option.reuse"], 0);
+  EXPECT_EQ(rows[0]["option.batch_gathers"], 1);
+  EXPECT_EQ(rows[3]["vary"], "option.reuse=1;option.batch_gathers=0");
+  // option.reuse=0 is run --no-reuse, option.batch_gathers=0 is run --no-batch-gathers.
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), run_tpot("--dataflow cardan --no-reuse"));
+  EXPECT_EQ(rows[2]["tpot_us"].get<double>(), run_tpot("--dataflow cardan"));
+  EXPECT_EQ(rows[3]["tpot_us"].get<double>(), run_tpot("--dataflow cardan --no-batch-gathers"));
+  // One gather per expert and projection issues more GpSimd instructions than batched gathers.
+  EXPECT_GT(rows[3]["gpsimd_instructions"].get<double>(), rows[2]["gpsimd_instructions"].get<double>());
+
+  // JSON lines carry the same columns, as numbers.
+  const std::string jsonl = tmp("axes.jsonl");
+  ASSERT_EQ(run_stasim("sweep --layers 1 --dataflows dense --vary option.overlap=0 --force --out " + jsonl).code, 0);
+  std::ifstream in(jsonl);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(nlohmann::json::parse(line)["option.overlap"], 0);
+  EXPECT_THAT(o.text, HasSubstr("down schedule weight-sbuf"));  // the summary says which schedule ran
+}
+
+TEST(SweepOptionsCli, BadAxesAndConflictsAreBadInput) {
+  const std::string out = " --out " + tmp("bad.csv");
+  struct Case {
+    std::string args, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--vary option.reuse=2", "--vary option.reuse=2: expected 0 or 1"},
+           {"--vary option.reus=0,1", "did you mean 'option.reuse'?"},
+           {"--vary option.tp=two", "--vary option.tp=two: expected a non-negative integer"},
+           {"--no-reuse --vary option.reuse=0,1", "--vary option.reuse and --no-reuse both set --no-reuse's value"},
+           {"--tp 2 --vary option.tp=1,2", "--vary option.tp and --tp both set --tp's value"},
+           {"--vary batch=1,2", "--vary batch: 'batch' is a column of the sweep output"},
+           {"--vary core.dma.engines=4 --vary core.dma.engines=8", "the key is varied twice"},
+           {"--set core.dma.engine=8", "core.dma.engine"},
+           {"--routes " + tmp("no_such_routes.yaml"), "no_such_routes.yaml"},
+           {"--progress-every -1", "--progress-every"},
+       }) {
+    stasim::test::Output o = run_stasim("sweep --layers 1 " + c.args + out);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
+    EXPECT_THAT(o.text, HasSubstr(c.message)) << c.args;
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp("bad.csv")));  // refused before anything is written
+}
+
+}  // namespace
