@@ -26,7 +26,7 @@ void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOpt
   const std::size_t points = merge.grid ? merge.grid->points : merge.rows.size() + merge.missing.size();
   if (!merge.missing.empty()) {
     const std::string what = std::to_string(merge.missing.size()) + " of " + std::to_string(points) +
-                             " grid points are in no part: " + describe_points(merge.missing, merge.part_shards);
+                             " grid points are in no part: " + describe_points(merge.missing, merge.part_shards, points);
     if (!o.allow_missing)
       throw InputError(what + "; run the missing shards (with --resume, a killed one continues) or pass --allow-missing");
     std::fprintf(stderr, "merge: warning: %s\n", what.c_str());

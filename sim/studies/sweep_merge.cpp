@@ -97,14 +97,25 @@ SweepMerge merge_sweep_parts(const std::vector<std::string>& paths) {
   return merge;
 }
 
-std::string describe_points(const std::vector<std::size_t>& points, std::size_t shards) {
-  constexpr std::size_t kShown = 10;
+std::string describe_points(const std::vector<std::size_t>& points, std::size_t shards, std::size_t total) {
+  auto list = [](const std::vector<std::size_t>& items) {
+    constexpr std::size_t kShown = 5;
+    std::string out;
+    for (std::size_t i = 0; i < items.size() && i < kShown; ++i) out += (i == 0 ? "" : ", ") + std::to_string(items[i]);
+    if (items.size() > kShown) out += " and " + std::to_string(items.size() - kShown) + " more";
+    return out;
+  };
+  if (shards <= 1) return "points " + list(points);
+  // By shard: a shard that never ran is named as such, which says what to rerun.
+  std::map<std::size_t, std::vector<std::size_t>> by_shard;
+  for (std::size_t p : points) by_shard[p % shards].push_back(p);
   std::string out;
-  for (std::size_t i = 0; i < points.size() && i < kShown; ++i) {
-    out += (i == 0 ? "" : ", ") + std::to_string(points[i]);
-    if (shards > 1) out += " (shard " + std::to_string(points[i] % shards) + "/" + std::to_string(shards) + ")";
+  for (const auto& [shard, missing] : by_shard) {
+    const std::size_t size = shard < total ? (total - shard + shards - 1) / shards : 0;
+    out += (out.empty() ? "" : "; ") + std::string("shard ") + std::to_string(shard) + "/" + std::to_string(shards) + " (" +
+           (missing.size() == size ? "all " : "") + std::to_string(missing.size()) + " of its " + std::to_string(size) +
+           " points: " + list(missing) + ")";
   }
-  if (points.size() > kShown) out += " and " + std::to_string(points.size() - kShown) + " more";
   return out;
 }
 

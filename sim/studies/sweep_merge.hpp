@@ -26,7 +26,8 @@ struct SweepMerge {
 // different grids, the two places for a point with two different rows, and file:line for a corrupt part.
 SweepMerge merge_sweep_parts(const std::vector<std::string>& paths);
 
-// "4, 17, 30 and 12 more" for messages; with `shards` > 1 each point's shard (i % shards) is named.
-std::string describe_points(const std::vector<std::size_t>& points, std::size_t shards);
+// Points for a message: "points 4, 17, 30 and 12 more"; with `shards` > 1 grouped by shard (i % shards) of a
+// grid of `total` points: "shard 1/2 (all 26 of its 26 points: 1, 3, 5, 7, 9 and 21 more)".
+std::string describe_points(const std::vector<std::size_t>& points, std::size_t shards, std::size_t total);
 
 }  // namespace stasim

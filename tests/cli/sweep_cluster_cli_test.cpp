@@ -102,7 +102,7 @@ TEST(SweepClusterCli, MergeReportsMissingRepeatedAndForeignParts) {
   // Shard 2 of 3 holds point 2 only (2 mod 3 = 2; 5 mod 3 would be the next).
   Output m = run_stasim("merge " + dir + "/p0.csv " + dir + "/p1.csv --out " + dir + "/m.csv");
   EXPECT_EQ(m.code, 2) << m.text;
-  EXPECT_THAT(m.text, HasSubstr("1 of 5 grid points are in no part: 2 (shard 2/3)"));
+  EXPECT_THAT(m.text, HasSubstr("1 of 5 grid points are in no part: shard 2/3 (all 1 of its 1 points: 2)"));
   EXPECT_FALSE(fs::exists(dir + "/m.csv"));
   m = run_stasim("merge " + dir + "/p0.csv " + dir + "/p1.csv --allow-missing --out " + dir + "/m.csv");
   EXPECT_EQ(m.code, 0) << m.text;
