@@ -260,7 +260,8 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   if (o.resume) {
     previous = read_sweep_table(o.out);
     check_resumed_rows(previous, grid, o.out);
-    check_resumed_setup(o.out, grid_info);
+    // Only rows can be of another setup: a .meta.json left beside a removed or empty output says nothing.
+    if (!previous.rows.empty()) check_resumed_setup(o.out, grid_info);
     for (const SweepRow& row : previous.rows) have.insert(row.value("key", std::string()));
   }
   // Written first, so a killed sweep's output already says which grid its rows belong to.

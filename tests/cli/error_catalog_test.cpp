@@ -226,6 +226,8 @@ std::vector<Case> catalog() {
       {"sweep_vary_not_a_mapping", "vary: core.dma.engines\n", kSweep,
        {"{file}:1:7: vary: expected a mapping of config key -> values"}},
       {"sweep_duplicate_key", "d: [4]\nd: [8]\n", kSweep, {"{file}:2:1: d: duplicate key (first at line 1)"}},
+      {"sweep_vary_option_value", "vary:\n  option.reuse: [maybe]\n", kSweep,
+       {"{file}:2:17: vary.option.reuse: --vary option.reuse=maybe: expected 0 or 1"}},
 
       // ---- routes files (YAML, JSON, CSV) for run --routes
       {"routes_yaml_expert_out_of_range", "ids:\n  - [0, 1, 2, 3, 4, 5, 6, 200]\n",
