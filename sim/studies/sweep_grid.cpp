@@ -243,7 +243,8 @@ std::vector<SweepPoint> expand_with(const SweepSpec& spec, const std::function<D
     for (const auto& a : assignments)
       for (const std::string& v : values) {
         next.push_back(a);
-        next.back().push_back(key + "=" + v);
+        // A spec built in code (the Python module) gets its option values checked and spelled here.
+        next.back().push_back(key + "=" + (is_option_axis(key) ? canonical_option_value(key, v) : v));
       }
     assignments = std::move(next);
   }

@@ -69,6 +69,14 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(len(rows), 2)
         self.assertEqual(sorted(r["vary"] for r in rows), ["core.dma.engines=16", "core.dma.engines=4"])
 
+    def test_run_switches_are_axes(self):
+        # option.reuse is run's --no-reuse as an axis; each --vary key is a column of its own, spelled 0/1.
+        rows = stasim.sweep(dataflows=["cardan"], layers=1, vary={"option.reuse": ["false", "true"]})
+        self.assertEqual([r["option.reuse"] for r in rows], [0, 1])
+        self.assertEqual(rows[0]["tpot_us"], stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", reuse=False)["tpot_us"])
+        with self.assertRaises(ValueError):
+            stasim.sweep(dataflows=["cardan"], layers=1, vary={"option.reuse": ["maybe"]})
+
     def test_unknown_dataflow_raises_value_error(self):
         with self.assertRaises(ValueError):
             stasim.sweep(dataflows=["nope"], layers=1)
