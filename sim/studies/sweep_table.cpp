@@ -162,6 +162,14 @@ void check_row(const SweepRow& row, const std::string& where) {
       if (!number(name)) throw InputError(where + ": column " + std::string(name) + ": expected a number in an ok row");
 }
 
+// The vary cell's keys become columns beside the fixed ones; a key named like a fixed column would overwrite it.
+void check_vary_cell(const SweepRow& row, const std::string& where) {
+  for (const auto& assignment : vary_assignments(row.value("vary", nlohmann::json())))
+    if (find_column(assignment.first) || !is_vary_column_name(assignment.first))
+      throw InputError(where + ": column vary: '" + assignment.first + "' cannot be a --vary key (a column of the "
+                       "sweep output, or not a config key)");
+}
+
 // One JSON line as a row: an object whose keys are columns with values of the column's type.
 SweepRow json_row(const std::string& line, const std::string& where) {
   nlohmann::json doc = nlohmann::json::parse(line);  // a parse error is handled by the caller
@@ -179,6 +187,7 @@ SweepRow json_row(const std::string& line, const std::string& where) {
     row[c->name] = v;
   }
   // Any other key must be one of the row's vary columns, holding what its `vary` cell says.
+  check_vary_cell(row, where);
   add_vary_columns(row);
   for (const auto& item : doc.items()) {
     if (find_column(item.key())) continue;
@@ -276,6 +285,7 @@ SweepTable read_sweep_table(const std::string& path) {
       }
     }
     if (cut) continue;
+    check_vary_cell(row, where);
     add_vary_columns(row);
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (header_columns[i]) continue;

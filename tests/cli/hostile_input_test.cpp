@@ -293,6 +293,14 @@ std::vector<Case> catalog() {
        "{stasim} sweep --layers 1 --r 0 --jobs 1 --out {dir}/s.csv > /dev/null; "
        "{stasim} sweep --layers 1 --r 64 --jobs 1 --out {dir}/s.csv --resume", 2,
        {"{dir}/s.csv:3: ", "is not a point of this sweep's grid"}},
+      // A vary cell's keys become columns: one named like a fixed column, or a vary column that disagrees with
+      // its cell, is a foreign or edited file.
+      {"c9_merge_vary_names_a_column", row(0, "k0", ", \"vary\": \"tpot_us=5\""),
+       "cp {file} {dir}/p.jsonl; {stasim} merge {dir}/p.jsonl --out {dir}/m.csv", 2,
+       {"{dir}/p.jsonl:1: column vary: 'tpot_us' cannot be a --vary key"}},
+      {"c9_merge_vary_column_disagrees", row(0, "k0", ", \"vary\": \"core.x=1\", \"core.x\": 2"),
+       "cp {file} {dir}/p.jsonl; {stasim} merge {dir}/p.jsonl --out {dir}/m.csv", 2,
+       {"{dir}/p.jsonl:1: column core.x: 2, but the row's vary cell says 1"}},
       {"c9_merge_missing_part", "", "{stasim} merge {dir}/none.csv --out {dir}/m.csv", 2, {"{dir}/none.csv: no such sweep output"}},
 
       // ---- 12. the smaller ones
