@@ -59,6 +59,18 @@ TEST(SweepOptionsCli, RequestOptionsMeanWhatTheyMeanInRun) {
   EXPECT_EQ(meta["grid"]["setup"]["request"]["set"], nlohmann::json::array({"core.dma.fixed_ns=900"}));
   EXPECT_EQ(meta["provenance"]["options"]["tp"], "2");
 
+  // --routes: two tokens of Qwen3's top-8 from a CSV file, as run reads it; a batch of 2 matches its rows.
+  const std::string routes = tmp("routes.csv");
+  std::ofstream(routes) << "0,1,2,3,4,5,6,7\n0,1,2,3,8,9,10,11\n";
+  const std::string routed = tmp("routed.csv");
+  o = run_stasim("sweep --layers 1 --dataflows dense --batch 2 --routes " + routes + " --force --out " + routed);
+  ASSERT_EQ(o.code, 0) << o.text;
+  rows = stasim::read_sweep_rows(routed);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), run_tpot("--dataflow dense --batch 2 --routes " + routes));
+  std::ifstream routed_meta(routed + ".meta.json");
+  EXPECT_EQ(nlohmann::json::parse(routed_meta)["grid"]["setup"]["routes"].get<std::string>().size(), 64u);  // SHA-256
+
   // --fuse-projections on DeepSeek-V2-Lite (it has shared experts to fuse with the router).
   const std::string fused = tmp("fused.csv");
   o = run_stasim("sweep --models deepseek-v2-lite --layers 1 --dataflows dense --fuse-projections --force --out " + fused);
