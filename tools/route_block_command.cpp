@@ -22,7 +22,7 @@ namespace {
 
 void write_json(const std::string& path, const nlohmann::json& doc) {
   if (path == "-") {
-    std::cout << doc.dump(2) << '\n';
+    stdout_data() << doc.dump(2) << '\n';
     return;
   }
   write_output_file(path, doc.dump(2) + "\n", "the JSON file (--json)");

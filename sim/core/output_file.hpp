@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,5 +55,14 @@ void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector
 std::string stdout_error();
 // Routes std::cout through a recorder of the first write error, for stdout_error (called once, in main).
 void watch_stdout();
+// Where an output named "-" is written: standard output even when the human reports on std::cout are muted, so
+// `--json -` gives pure JSON on stdout.
+std::ostream& stdout_data();
+// From now on standard output (the human reports: tables, summaries, printf or std::cout, also of child
+// processes) goes to /dev/null; stdout_data() still writes to the real standard output.
+void mute_stdout_reports();
+// The same for standard error (progress, notes); returns the stream that still reaches the real standard error,
+// for the error messages.
+std::ostream& mute_stderr_reports();
 
 }  // namespace stasim
