@@ -59,6 +59,10 @@ mode_t new_file_mode() {
 }  // namespace
 
 void write_output_file(const std::string& path, const std::string& text, const std::string& what) {
+  if (path == "-") {  // the convention of every output option: "-" is standard output
+    stdout_data() << text;
+    return;
+  }
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) throw write_error(path, what, errno);
   try {
@@ -160,6 +164,14 @@ void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector
     return a.path.empty() ? a.dev == b.dev && a.ino == b.ino : a.path == b.path;
   };
   auto named = [](const NamedPath& p) { return !p.second.empty() && p.second != "-"; };
+  // Standard output takes one of them: two would interleave.
+  const NamedPath* on_stdout = nullptr;
+  for (const NamedPath& output : outputs)
+    if (output.second == "-") {
+      if (on_stdout && on_stdout->first != output.first)
+        throw InputError(output.first + " -: " + on_stdout->first + " already writes to stdout ('-'); name a file for one");
+      on_stdout = &output;
+    }
   std::vector<Identity> seen;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     seen.push_back(identity(outputs[i].second));

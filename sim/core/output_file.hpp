@@ -14,7 +14,7 @@
 namespace stasim {
 
 // Writes `text` to `path` directly (truncating it): a regular file, or a device or pipe such as /dev/null or
-// /dev/stdout. `what` names the file's role in messages ("the trace file").
+// /dev/stdout; "-" is standard output (stdout_data). `what` names the file's role in messages ("the trace file").
 void write_output_file(const std::string& path, const std::string& text, const std::string& what);
 
 // Writes `text` to `path` all at once: into `path`.tmp, then renamed over `path`. `path` must be new or a regular
@@ -46,8 +46,8 @@ class OutputAppender {
 using NamedPath = std::pair<std::string, std::string>;
 
 // Two outputs naming the same file, or an output naming one of the inputs, is an InputError naming both options
-// (one would overwrite the other, or the input). Unnamed ("") outputs and "-" (stdout) are skipped; devices
-// (/dev/null) may be named twice.
+// (one would overwrite the other, or the input), and so are two options writing to stdout ("-"). Unnamed ("")
+// outputs are skipped; devices (/dev/null) may be named twice.
 void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 // Flushes stdout and reports a write error on it (a full disk under `> file`, a closed pipe): the message, or

@@ -109,6 +109,19 @@ TEST(JsonToStdout, IsNothingButJson) {
   }
 }
 
+TEST(JsonToStdout, AnyOutputMayBeStdoutButOnlyOne) {
+  // --trace - is the trace on stdout (it used to write a file named "-").
+  stasim::test::SplitOutput o = run_stasim_split("run --layers 1 --trace -", tmp("trace_err.txt"));
+  ASSERT_EQ(o.code, 0) << o.errors;
+  nlohmann::json doc;
+  EXPECT_NO_THROW(doc = nlohmann::json::parse(o.text)) << o.text.substr(0, 400);
+  EXPECT_TRUE(doc.contains("traceEvents"));
+  // Two outputs on stdout would interleave: refused before any simulation.
+  Output both = run_stasim("run --layers 1 --json - --trace -");
+  EXPECT_EQ(both.code, 2) << both.text;
+  EXPECT_THAT(both.text, HasSubstr("error: --trace -: --json already writes to stdout ('-'); name a file for one"));
+}
+
 TEST(QuietAndVerbose, EveryCommandTakesBoth) {
   for (const std::string& command : kCommands) {
     Output o = run_stasim(command + " --help");
