@@ -265,9 +265,9 @@ void register_represent_command(CLI::App& app, const Invocation& invocation) {
                   "seed=N] (small: H 256, I 128, 8 experts)")
       ->required();
   sub->add_option("--layer", o->layer, "layer index, 0-based (default: the first MoE layer)")->default_str("-1");
-  sub->add_option("--d", o->d, "VQ block length d (must divide H)")->required();
-  sub->add_option("--r", o->r, "low-rank dimension r (1..min(H, I))")->required();
-  sub->add_option("--K", o->K, "code words per code book (2..256: uint8 indices)")->required();
+  sub->add_option("--d", o->d, "VQ block length d (must divide H)")->required()->default_str("");
+  sub->add_option("--r", o->r, "low-rank dimension r (1..min(H, I))")->required()->default_str("");
+  sub->add_option("--K", o->K, "code words per code book (2..256: uint8 indices)")->required()->default_str("");
   sub->add_option("--activations", o->activations,
                   "calibration activations: a .safetensors file with a tensor 'activations' [tokens, H] (the last "
                   "--eval-tokens held out), or synthetic[:tokens=N,spread=X,outliers=N,outlier_scale=X,seed=N]")

@@ -213,6 +213,13 @@ TEST(Help, StatesTheTrueDefaults) {
   EXPECT_THAT(o.text, HasSubstr("--hw TEXT=trn3-calibrated"));
   o = run_stasim("schedule --help");
   EXPECT_THAT(o.text, HasSubstr("--hw TEXT=trn3 "));
+  // Required values have no default to show (they start at 0 in the program, which is no default).
+  o = run_stasim("partition --help");
+  EXPECT_THAT(o.text, HasSubstr("--blocks INT REQUIRED"));
+  EXPECT_THAT(o.text, Not(HasSubstr("INT=0 REQUIRED")));
+  o = run_stasim("represent --help");
+  EXPECT_THAT(o.text, HasSubstr("--d INT REQUIRED"));
+  EXPECT_THAT(o.text, Not(HasSubstr("INT=0 REQUIRED")));
 }
 
 }  // namespace
