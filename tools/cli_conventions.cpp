@@ -68,6 +68,9 @@ bool given(const CLI::App& sub, const std::string& name) {
 
 std::vector<std::string> canonical_arguments(const std::vector<std::string>& args, std::ostream& notes) {
   std::vector<std::string> out = args;
+  // -q holds back the notes too (nothing but errors).
+  const bool quiet = std::find(args.begin(), args.end(), "-q") != args.end() ||
+                     std::find(args.begin(), args.end(), "--quiet") != args.end();
   // The command is the first word that is not an option (the top level takes only flags).
   std::string command;
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -81,7 +84,7 @@ std::vector<std::string> canonical_arguments(const std::vector<std::string>& arg
       const std::string old_name = alias.old_name;
       const bool exact = out[i] == old_name;
       if (!exact && out[i].rfind(old_name + "=", 0) != 0) continue;
-      if (alias.deprecated)
+      if (alias.deprecated && !quiet)
         notes << "note: " << command << " " << old_name << " is the old spelling of " << alias.new_name
               << " (still accepted)\n";
       out[i] = alias.new_name + out[i].substr(old_name.size());

@@ -172,9 +172,12 @@ TEST(QuietAndVerbose, VerboseSaysWhatWasReadAndWritten) {
 TEST(NamingScheme, OldSpellingsStillWork) {
   // calibrate --output is now --out; the old spelling is taken with a note (here failing on the missing folder,
   // which names the option by its new spelling).
-  Output o = run_stasim("calibrate -q --output /nonexistent_folder/fit.yaml");
+  Output o = run_stasim("calibrate --output /nonexistent_folder/fit.yaml");
   EXPECT_EQ(o.code, 2) << o.text;
   EXPECT_THAT(o.text, HasSubstr("note: calibrate --output is the old spelling of --out (still accepted)"));
+  // Under -q only the error.
+  o = run_stasim("calibrate -q --output /nonexistent_folder/fit.yaml");
+  EXPECT_EQ(o.text, "error: --out /nonexistent_folder/fit.yaml: no folder '/nonexistent_folder' to write it in\n");
   EXPECT_THAT(o.text, HasSubstr("error: --out /nonexistent_folder/fit.yaml: no folder '/nonexistent_folder'"));
   o = run_stasim("calibrate -q --output=/nonexistent_folder/fit.yaml");
   EXPECT_THAT(o.text, HasSubstr("error: --out /nonexistent_folder/fit.yaml: no folder"));
