@@ -21,7 +21,7 @@ namespace {
 struct BenchOptions {
   std::size_t ops = 1000000;
   std::uint64_t seed = 1;
-  std::string hw = "configs/hw/trn3.yaml";
+  std::string hw = "trn3";
   bool decode = false;
   std::string model = "qwen3-30b-a3b";
   std::string dataflow = "cardan";
@@ -40,8 +40,8 @@ void run_decode_bench(const BenchOptions& o) {
   register_builtin(registry);
   const Dataflow& dataflow = registry.find(o.dataflow);
   auto t0 = std::chrono::steady_clock::now();
-  HardwareConfig hw = load_hardware(resolve_hw("trn3"));
-  ModelSpec model = load_model(resolve_model(o.model));
+  HardwareConfig hw = load_hardware_config(o.hw);
+  ModelSpec model = load_model(model_option("--model", o.model));
   Representation rep = dataflow.representation(8, 384, 256);
   DataflowOptions options;
   double load_ms = ms_since(t0);
@@ -76,7 +76,7 @@ void run_bench(const BenchOptions& o) {
     r.seed = o.seed;
     return run_represent_bench(r);
   }
-  HardwareConfig hw = load_hardware(resolve_config_path(o.hw), {}, shipped_hw_path);
+  HardwareConfig hw = load_hardware_config(o.hw);
   if (hw.lnc < 2) throw InputError(o.hw + ": lnc: the benchmark needs a config with at least 2 simulated cores");
   auto t0 = std::chrono::steady_clock::now();
   ScheduleGraph g = random_dag(o.ops, 2, o.seed);
@@ -119,7 +119,8 @@ void register_bench_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("bench", "Benchmark the simulator on a synthetic random DAG");
   sub->add_option("--ops", opts->ops, "number of ops")->capture_default_str()->check(CLI::Range(1ul, 100000000ul));
   sub->add_option("--seed", opts->seed, "random seed")->capture_default_str();
-  sub->add_option("--hw", opts->hw, "hardware config YAML")->capture_default_str();
+  sub->add_option("--hw", opts->hw, "hardware name (configs/hw/NAME.yaml) or YAML path; also of --decode")
+      ->capture_default_str();
   sub->add_flag("--decode", opts->decode, "time a full decode step of a shipped model instead of the random DAG");
   sub->add_option("--model", opts->model, "model of --decode")->capture_default_str();
   sub->add_option("--dataflow", opts->dataflow, "dataflow of --decode")->capture_default_str();

@@ -40,12 +40,6 @@ struct ValidateOptions {
 };
 
 
-std::string percent(double share) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
-  return text;
-}
-
 void print_table(std::ostream& out, const std::vector<Prediction>& predictions) {
   char line[256];
   std::snprintf(line, sizeof line, "%-48s %10s %10s %9s %10s %s\n", "target", "published", "predicted", "error",
@@ -204,11 +198,12 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
   calibrate->add_option("--reference", cal->reference, "reference figures (YAML)")->capture_default_str();
   calibrate->add_option("--hw", cal->fit.base_hw, "base hardware (name or path) the overlay changes")->capture_default_str();
   CLI::Option* output_given =
-      calibrate->add_option("--output", cal->output, "overlay to write, anywhere (default: the shipped overlay)")
+      calibrate->add_option("--out", cal->output, "overlay to write, anywhere (default: the shipped overlay; "
+                            "--output is the old spelling)")
           ->capture_default_str();
   calibrate->add_option("--max-evaluations", cal->fit.max_evaluations, "search budget; a fit still improving at the end "
                         "has not converged and writes nothing")->capture_default_str();
-  calibrate->add_flag("--quiet", cal->quiet, "print no progress");
+  calibrate->add_flag("-q,--quiet", cal->quiet, "print nothing but errors (no progress, no table); the overlay is still written");
   calibrate->add_flag("--leave-one-out", cal->leave_one_out,
                       "after the fit, refit without each target in turn and report how far its prediction moves "
                       "(one fit per target; writes the overlay of the full fit as usual)");
@@ -216,11 +211,11 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
   calibrate->callback([calibrate, cal, registry, output_given, &invocation] {
     if (cal->fit.max_evaluations < 1) throw InputError("--max-evaluations must be at least 1");
     ReferenceData ref = load_reference(resolve_config_path(cal->reference), *registry);
-    // The default refreshes the shipped overlay in the data folder; a given --output is written where it says.
+    // The default refreshes the shipped overlay in the data folder; a given --out is written where it says.
     std::string output = output_given->count() > 0 ? cal->output : resolve_config_path(cal->output);
-    check_output_path("--output", output);
+    check_output_path("--out", output);
     check_output_path("--json", cal->json);
-    const std::string base_path = resolve_hw(cal->fit.base_hw);
+    const std::string base_path = hw_option("--hw", cal->fit.base_hw);
     const std::string base = overlay_base_reference(base_path, output);
     ResolvedConfigs configs;
     configs.hardware.push_back(resolved_hardware(cal->fit.base_hw));
@@ -252,12 +247,13 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
       ->capture_default_str();
   validate->add_option("--set", val->sets, "override a hardware key (key.path=value)");
   validate->add_option("--json", val->json, "write the table as JSON to FILE ('-' for stdout)");
-  validate->add_flag("--quiet", val->quiet, "print no table");
+  validate->add_flag("-q,--quiet", val->quiet, "print nothing but errors (no table); the exit code still says the verdict");
   validate->add_flag("--report-only", val->report_only,
                      "exit 0 even when a target is out of tolerance or a fact does not hold (for exploring)");
   validate->add_option("--dump-config", val->dump_config,
                        "write the resolved hardware config (base merged, --set applied) as YAML to FILE");
   validate->callback([validate, val, registry, &invocation] {
+    hw_option("--hw", val->hw);  // an unknown name fails first, with the shipped names
     check_output_path("--json", val->json);
     check_output_path("--dump-config", val->dump_config);
     ReferenceData ref = load_reference(resolve_config_path(val->reference), *registry);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -32,12 +33,30 @@ void check_output_path(const std::string& option, const std::string& path) {
     throw InputError(option + " " + path + ": no folder '" + folder.string() + "' to write it in");
 }
 
+namespace {
+
+std::string resolved_for(const std::string& option, const std::string& name,
+                         std::string (*resolve)(const std::string&)) {
+  try {
+    return resolve(name);
+  } catch (const InputError& e) {
+    throw InputError(option + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string model_option(const std::string& option, const std::string& name) {
+  return resolved_for(option, name, resolve_model);
+}
+std::string hw_option(const std::string& option, const std::string& name) { return resolved_for(option, name, resolve_hw); }
+
 int run(int argc, char** argv) {
   // Redirected output is written in 1 MiB blocks, so a failure (a full disk) mostly surfaces at the final flush,
   // where its reason is still known (stdout_error below).
   if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 20);
   watch_stdout();
-  CLI::App app{"stasim: cycle-approximate simulator of scratchpad-based tensor accelerators"};
+  CLI::App app{"stasim: cycle-approximate simulator of scratchpad-based tensor accelerators", "stasim"};
   app.require_subcommand(1);
   // Every option keeps its default as text, so a result's provenance lists the value of each option.
   app.option_defaults()->always_capture_default();
@@ -55,36 +74,45 @@ int run(int argc, char** argv) {
   register_calibration_commands(app, invocation);
   register_weights_commands(app);
   register_represent_command(app, invocation);
+  SharedFlags flags;
+  add_shared_flags(app, flags);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = canonical_arguments({argv + std::min(argc, 1), argv + argc}, std::cerr);
+    check_command_word(app, args);
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+    app.parse(args);
+  } catch (const CLI::ExtrasError&) {
+    *flags.errors << "error: " << unexpected_arguments(app) << '\n';
+    return 2;
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
+    int code = app.exit(e, std::cout, *flags.errors);
     return code == 0 ? 0 : 2;
   } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << '\n';
+    *flags.errors << "error: " << e.what() << '\n';
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the file system refuses (a symlink loop, a permission) is the user's input, reported as such.
-    std::cerr << "error: " << (e.path1().empty() ? "" : e.path1().string() + ": ") << e.code().message() << '\n';
+    *flags.errors << "error: " << (e.path1().empty() ? "" : e.path1().string() + ": ") << e.code().message() << '\n';
     return 2;
   } catch (const CheckFailed& e) {
-    std::cerr << "check failed: " << e.what() << '\n';
+    *flags.errors << "check failed: " << e.what() << '\n';
     return 1;
   } catch (const SimulationError& e) {
-    std::cerr << "simulation error: " << e.what() << '\n';
+    *flags.errors << "simulation error: " << e.what() << '\n';
     return 1;
   } catch (const std::bad_alloc&) {
     // Every size a user can give is estimated before it is allocated; reaching this is a missing estimate.
-    std::cerr << "internal error: out of memory\n";
+    *flags.errors << "internal error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << '\n';
+    *flags.errors << "internal error: " << e.what() << '\n';
     return 1;
   }
+  finish_command(flags);
   // What was printed must have arrived: a full disk under `> file` is not a success.
   std::string lost = stdout_error();
   if (!lost.empty()) {
-    std::cerr << "error: " << lost << '\n';
+    *flags.errors << "error: " << lost << '\n';
     return 2;
   }
   return 0;

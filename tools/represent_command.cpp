@@ -36,7 +36,7 @@ constexpr const char* kMatchedRateRule =
 struct RepresentOptions {
   std::string model = "qwen3-30b-a3b";
   std::string weights;
-  int layer = 0;
+  int layer = -1;  // the first MoE layer, as export-weights and sweep --weights-layer
   std::int64_t d = 0, r = 0, K = 0;
   std::string activations = "synthetic";
   int eval_tokens = kEvaluationTokens;
@@ -182,7 +182,7 @@ void run_represent(const CLI::App& sub, const Invocation& invocation, const Repr
   // Refused before the (minutes-long) build: outputs that collide, or that would overwrite an input.
   if (!o.out.empty()) require_replaceable(o.out, "the representation file");
   check_output_paths({{"--out", o.out}, {"--json", o.json}},
-                     {{"--model", resolve_model(o.model)},
+                     {{"--model", model_option("--model", o.model)},
                       {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights},
                       {"--activations", o.activations.rfind("synthetic", 0) == 0 ? "" : o.activations}});
   const ModelSpec model = load_model(resolve_model(o.model));
@@ -196,7 +196,9 @@ void run_represent(const CLI::App& sub, const Invocation& invocation, const Repr
     throw InputError("--weights " + o.weights + ": tokens is the sweep's; here --activations synthetic:tokens=N sets them");
   if (source.synthetic && !source.has_key("seed")) source.synthetic_config.seed = o.seed;
   source.experts = o.experts;
-  const LayerWeights weights = source.load(model, o.layer, model.gated ? std::vector<std::string>{"gate", "up"}
+  if (o.layer < -1) throw InputError("--layer " + std::to_string(o.layer) + ": a layer index is 0 or more (-1: the first MoE layer)");
+  const int layer = o.layer >= 0 ? o.layer : first_moe_layer(model);
+  const LayerWeights weights = source.load(model, layer, model.gated ? std::vector<std::string>{"gate", "up"}
                                                                        : std::vector<std::string>{"up"});
   const SyntheticWeightsConfig& c = source.synthetic_config;
   const std::string weights_description =
@@ -262,10 +264,10 @@ void register_represent_command(CLI::App& app, const Invocation& invocation) {
                   "intermediate=N,experts=N,shared_rank=N,expert_rank=N,shared_scale=X,expert_scale=X,noise_scale=X,"
                   "seed=N] (small: H 256, I 128, 8 experts)")
       ->required();
-  sub->add_option("--layer", o->layer, "layer index (0-based)")->capture_default_str();
-  sub->add_option("--d", o->d, "VQ block length d (must divide H)")->required();
-  sub->add_option("--r", o->r, "low-rank dimension r (1..min(H, I))")->required();
-  sub->add_option("--K", o->K, "code words per code book (2..256: uint8 indices)")->required();
+  sub->add_option("--layer", o->layer, "layer index, 0-based (default: the first MoE layer)")->default_str("-1");
+  sub->add_option("--d", o->d, "VQ block length d (must divide H)")->required()->default_str("");
+  sub->add_option("--r", o->r, "low-rank dimension r (1..min(H, I))")->required()->default_str("");
+  sub->add_option("--K", o->K, "code words per code book (2..256: uint8 indices)")->required()->default_str("");
   sub->add_option("--activations", o->activations,
                   "calibration activations: a .safetensors file with a tensor 'activations' [tokens, H] (the last "
                   "--eval-tokens held out), or synthetic[:tokens=N,spread=X,outliers=N,outlier_scale=X,seed=N]")

@@ -22,7 +22,7 @@ namespace {
 
 void write_json(const std::string& path, const nlohmann::json& doc) {
   if (path == "-") {
-    std::cout << doc.dump(2) << '\n';
+    stdout_data() << doc.dump(2) << '\n';
     return;
   }
   write_output_file(path, doc.dump(2) + "\n", "the JSON file (--json)");
@@ -357,13 +357,15 @@ void register_route_block_commands(CLI::App& app) {
 
   auto part = std::make_shared<PartitionOptions>();
   CLI::App* p = app.add_subcommand("partition", "Work partition of the MoE GEMM: data-parallel waves + stream-K");
-  p->add_option("--blocks", part->config.blocks, "P aligned MoE blocks")->required();
-  p->add_option("--n", part->config.n, "GEMM outputs N")->required();
-  p->add_option("--k", part->config.k, "GEMM reduction length K")->required();
-  CLI::Option* tn = p->add_option("--thread-n", part->config.thread_n, "tile width in N");
-  CLI::Option* tk = p->add_option("--thread-k", part->config.thread_k, "tile depth in K");
-  CLI::Option* grid = p->add_option("--grid", part->config.grid, "G workers (GPU thread blocks)");
-  p->add_option("--group", part->config.group_size, "weight-scale group size in K elements (default per-channel)");
+  // Required values and the launch given by hand have no default: --help shows none (not the 0 they start at).
+  p->add_option("--blocks", part->config.blocks, "P aligned MoE blocks")->required()->default_str("");
+  p->add_option("--n", part->config.n, "GEMM outputs N")->required()->default_str("");
+  p->add_option("--k", part->config.k, "GEMM reduction length K")->required()->default_str("");
+  CLI::Option* tn = p->add_option("--thread-n", part->config.thread_n, "tile width in N")->default_str("");
+  CLI::Option* tk = p->add_option("--thread-k", part->config.thread_k, "tile depth in K")->default_str("");
+  CLI::Option* grid = p->add_option("--grid", part->config.grid, "G workers (GPU thread blocks)")->default_str("");
+  p->add_option("--group", part->config.group_size, "weight-scale group size in K elements (default per-channel)")
+      ->default_str("");
   p->add_flag("--full-k", part->config.full_k,
               "batch-invariant variant (vLLM PR #46639): full waves, then a tail, every tile one full-K slice");
   CLI::Option* autol = p->add_flag("--auto-launch", part->auto_launch,

@@ -34,7 +34,9 @@ void add_common(CLI::App* sub, RunOptions& o) {
   sub->add_option("--d", r.d, "VQ block length d")->capture_default_str();
   sub->add_option("--r", r.r, "low-rank dimension r (0 = VQ only)")->capture_default_str();
   sub->add_option("--K", r.K, "code words per code book")->capture_default_str();
-  o.batch_given = sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)");
+  // The deployment options show no "=0" in --help: their default is the model's (or hardware's) value.
+  o.batch_given = sub->add_option("--batch", o.batch, "tokens per decode step, 1..64 (default: the model's deployment)")
+                      ->default_str("");
   add_routing_options(sub, r);
   add_deployment_options(sub, o.deployment);
   sub->add_option("--layers", r.layers, "simulate the first N layers only (0 = all)")->capture_default_str();
@@ -43,7 +45,7 @@ void add_common(CLI::App* sub, RunOptions& o) {
   add_switch_options(sub, r);
   add_set_option(sub, r);
   sub->add_option("--json", o.json, "write the result as JSON to FILE ('-' for stdout)");
-  sub->add_flag("--quiet", o.quiet, "print no summary");
+  sub->add_flag("-q,--quiet", o.quiet, "print nothing but errors (no summary); the files named are still written");
   sub->add_option("--trace", o.trace, "write a Chrome/Perfetto trace-event JSON timeline to FILE");
   sub->add_option("--trace-layers", o.trace_layers, "trace only layers A to B (A:B, inclusive) or layer A");
   sub->add_option("--dot", o.dot, "write the schedule graph for Graphviz to FILE (critical path in red)");
@@ -104,7 +106,7 @@ void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
     outputs.push_back({"--ops", o.ops.empty() ? "" : tagged(o.ops) + ".meta.json"});
   }
   const RunRequest& r = o.request;
-  check_output_paths(outputs, {{"--model", resolve_model(r.model)}, {"--hw", resolve_hw(r.hw)}, {"--routes", r.routes}});
+  check_output_paths(outputs, {{"--model", model_option("--model", r.model)}, {"--hw", hw_option("--hw", r.hw)}, {"--routes", r.routes}});
 }
 
 std::vector<std::string> split(const std::string& text) {
@@ -144,7 +146,9 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
   auto cmp_opts = std::make_shared<RunOptions>();
   CLI::App* cmp = app.add_subcommand("compare", "Simulate several dataflows on one configuration, side by side");
   add_common(cmp, *cmp_opts);
-  cmp->add_option("--dataflows", cmp_opts->dataflows, "comma-separated dataflows; speedups are against the first")
+  cmp->add_option("--dataflows", cmp_opts->dataflows,
+                  "comma-separated dataflows (dense, xla, cardan, vq-only, lr-only, w4a8); speedups are against the "
+                  "first (--dataflow is taken too)")
       ->capture_default_str();
   cmp->callback([cmp, cmp_opts, sim, &invocation] {
     apply_deployment(*cmp_opts);

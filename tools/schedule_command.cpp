@@ -15,7 +15,7 @@ namespace stasim::cli {
 namespace {
 
 struct ScheduleOptions {
-  std::string hw = "configs/hw/trn3.yaml";
+  std::string hw = "trn3";
   std::string schedule = "configs/schedules/expert_ffn_tile.yaml";
   std::vector<std::string> sets;
   std::string json, trace, dot, ops, dump_config;
@@ -29,7 +29,7 @@ void run_schedule(const CLI::App& sub, const Invocation& invocation, const Sched
   std::string schedule_path = resolve_config_path(o.schedule);
   check_output_paths({{"--json", o.json}, {"--trace", o.trace}, {"--dot", o.dot}, {"--ops", o.ops},
                       {"--ops", o.ops.empty() ? "" : o.ops + ".meta.json"}, {"--dump-config", o.dump_config}},
-                     {{"--schedule", schedule_path}, {"--hw", resolve_hw(o.hw)}});
+                     {{"--schedule", schedule_path}, {"--hw", hw_option("--hw", o.hw)}});
   HardwareConfig hw = load_hardware_config(o.hw, o.sets);
   ResolvedConfigs configs;
   configs.hardware.push_back(resolved_hardware(o.hw, o.sets));
@@ -77,7 +77,7 @@ void register_schedule_commands(CLI::App& app, const Invocation& invocation) {
   sub->add_option("--schedule", opts->schedule, "schedule YAML (ops in program order)")->capture_default_str();
   sub->add_option("--set", opts->sets, "override a hardware key: key.path=value (repeatable)");
   sub->add_option("--json", opts->json, "write the full result as JSON to FILE ('-' for stdout)");
-  sub->add_flag("--quiet", opts->quiet, "print no summary");
+  sub->add_flag("-q,--quiet", opts->quiet, "print nothing but errors (no summary); the files named are still written");
   sub->add_option("--trace", opts->trace, "write a Chrome/Perfetto trace-event JSON timeline to FILE");
   sub->add_option("--dot", opts->dot, "write the schedule graph for Graphviz to FILE (critical path in red)");
   sub->add_option("--ops", opts->ops, "write one CSV row per simulated op to FILE");

@@ -27,11 +27,12 @@ void run_export(const ExportOptions& o) {
   // Refused before the (possibly long) generation: a device or FIFO as the checkpoint, or an --out that is the
   // model or the weights being read.
   if (o.shards <= 1) require_replaceable(o.out, "the checkpoint");
-  check_output_paths({{"--out", o.out}}, {{"--model", resolve_model(o.model)},
+  check_output_paths({{"--out", o.out}}, {{"--model", model_option("--model", o.model)},
                                           {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights}});
   ModelSpec model = load_model(resolve_model(o.model));
   WeightsSource source = WeightsSource::parse(o.weights);
   if (o.dtype != "bf16" && o.dtype != "f32") throw InputError("--dtype '" + o.dtype + "': expected bf16 or f32");
+  if (o.layer < -1) throw InputError("--layer " + std::to_string(o.layer) + ": a layer index is 0 or more (-1: the first MoE layer)");
   const int layer = o.layer >= 0 ? o.layer : first_moe_layer(model);
   if (source.synthetic) {
     // The checkpoint carries the model's names, so it must have the model's shapes: H and I default to the
@@ -62,7 +63,8 @@ void register_weights_commands(CLI::App& app) {
   sub->add_option("--weights", o->weights,
                   "synthetic[:hidden=..,intermediate=..,experts=8,seed=1,...] (H and I default to the model's) or a "
                   "checkpoint to rewrite");
-  sub->add_option("--layer", o->layer, "layer index in the tensor names (default: the first MoE layer)");
+  sub->add_option("--layer", o->layer, "layer index, 0-based, in the tensor names (default: the first MoE layer)")
+      ->default_str("-1");
   sub->add_option("--out", o->out, "a .safetensors file, or a directory when --shards > 1")->required();
   sub->add_option("--shards", o->shards, "split the experts over N files plus model.safetensors.index.json");
   sub->add_option("--dtype", o->dtype, "bf16 (default) or f32");

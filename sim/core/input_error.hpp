@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/edit_distance.hpp"  // nearest_match: the did-you-mean of every error message
+
 namespace stasim {
 
 class InputError : public std::runtime_error {
@@ -54,8 +56,5 @@ class Problems {
   std::vector<std::string> list_;
   std::size_t unlisted_ = 0;
 };
-
-// The candidate closest to `word` by edit distance, or "" when none is close enough to be a plausible typo.
-std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace stasim

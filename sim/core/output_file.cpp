@@ -59,6 +59,10 @@ mode_t new_file_mode() {
 }  // namespace
 
 void write_output_file(const std::string& path, const std::string& text, const std::string& what) {
+  if (path == "-") {  // the convention of every output option: "-" is standard output
+    stdout_data() << text;
+    return;
+  }
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) throw write_error(path, what, errno);
   try {
@@ -160,6 +164,14 @@ void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector
     return a.path.empty() ? a.dev == b.dev && a.ino == b.ino : a.path == b.path;
   };
   auto named = [](const NamedPath& p) { return !p.second.empty() && p.second != "-"; };
+  // Standard output takes one of them: two would interleave.
+  const NamedPath* on_stdout = nullptr;
+  for (const NamedPath& output : outputs)
+    if (output.second == "-") {
+      if (on_stdout && on_stdout->first != output.first)
+        throw InputError(output.first + " -: " + on_stdout->first + " already writes to stdout ('-'); name a file for one");
+      on_stdout = &output;
+    }
   std::vector<Identity> seen;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     seen.push_back(identity(outputs[i].second));
@@ -213,6 +225,52 @@ class RecordingBuf : public std::streambuf {
   std::streambuf* inner_;
 };
 
+// Where stdout_data() writes: C's stdout, or once the reports are muted, the real standard output saved aside.
+std::FILE* data_file = nullptr;
+std::FILE* data_target() { return data_file ? data_file : stdout; }
+
+// Writes straight to `file`, or to data_target() recording the first failure like RecordingBuf.
+class DataBuf : public std::streambuf {
+ public:
+  explicit DataBuf(std::FILE* file = nullptr) : file_(file) {}
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    errno = 0;
+    if (std::fputc(traits_type::to_char_type(c), target()) == EOF) return record(), traits_type::eof();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    errno = 0;
+    const std::size_t written = std::fwrite(s, 1, static_cast<std::size_t>(n), target());
+    if (written < static_cast<std::size_t>(n)) record();
+    return static_cast<std::streamsize>(written);
+  }
+  int sync() override {
+    errno = 0;
+    if (std::fflush(target()) != 0) return record(), -1;
+    return 0;
+  }
+
+ private:
+  std::FILE* target() const { return file_ ? file_ : data_target(); }
+  void record() const {
+    if (!file_ && stdout_errno == 0) stdout_errno = errno ? errno : EIO;
+  }
+  std::FILE* file_;
+};
+
+// Points file descriptor `fd` at /dev/null and returns a stream on a copy of what it was.
+std::FILE* divert_to_null(int fd) {
+  const int saved = ::dup(fd);
+  const int null = ::open("/dev/null", O_WRONLY);
+  if (saved < 0 || null < 0) throw InputError(std::string("cannot mute the reports: ") + std::strerror(errno));
+  ::dup2(null, fd);
+  ::close(null);
+  return ::fdopen(saved, "w");
+}
+
 }  // namespace
 
 void watch_stdout() {
@@ -222,10 +280,39 @@ void watch_stdout() {
   std::cout.rdbuf(buf);
 }
 
+std::ostream& stdout_data() {
+  static DataBuf* const buf = new DataBuf;                    // never destroyed, as in watch_stdout
+  static std::ostream* const out = new std::ostream(buf);
+  return *out;
+}
+
+void mute_stdout_reports() {
+  if (data_file) return;
+  std::cout.flush();
+  std::fflush(stdout);
+  data_file = divert_to_null(STDOUT_FILENO);
+  // The data is written in large blocks, as redirected stdout is (tools/cli.cpp).
+  std::setvbuf(data_file, nullptr, _IOFBF, std::size_t{1} << 20);
+}
+
+std::ostream& mute_stderr_reports() {
+  static std::ostream* errors = nullptr;
+  if (!errors) {
+    std::cerr.flush();
+    std::fflush(stderr);
+    std::FILE* saved = divert_to_null(STDERR_FILENO);
+    std::setvbuf(saved, nullptr, _IONBF, 0);
+    errors = new std::ostream(new DataBuf(saved));  // never destroyed, as in watch_stdout
+  }
+  return *errors;
+}
+
 std::string stdout_error() {
+  stdout_data().flush();
   std::cout.flush();
   errno = 0;
   bool failed = std::fflush(stdout) != 0;
+  if (data_file) failed = std::fflush(data_file) != 0 || std::ferror(data_file) || failed;
   int error = stdout_errno ? stdout_errno : errno;
   if (!failed && !std::ferror(stdout) && std::cout.good() && stdout_errno == 0) return "";
   return std::string("cannot write to standard output (") + (error ? std::strerror(error) : "a write failed") + ")";

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +14,7 @@
 namespace stasim {
 
 // Writes `text` to `path` directly (truncating it): a regular file, or a device or pipe such as /dev/null or
-// /dev/stdout. `what` names the file's role in messages ("the trace file").
+// /dev/stdout; "-" is standard output (stdout_data). `what` names the file's role in messages ("the trace file").
 void write_output_file(const std::string& path, const std::string& text, const std::string& what);
 
 // Writes `text` to `path` all at once: into `path`.tmp, then renamed over `path`. `path` must be new or a regular
@@ -45,8 +46,8 @@ class OutputAppender {
 using NamedPath = std::pair<std::string, std::string>;
 
 // Two outputs naming the same file, or an output naming one of the inputs, is an InputError naming both options
-// (one would overwrite the other, or the input). Unnamed ("") outputs and "-" (stdout) are skipped; devices
-// (/dev/null) may be named twice.
+// (one would overwrite the other, or the input), and so are two options writing to stdout ("-"). Unnamed ("")
+// outputs are skipped; devices (/dev/null) may be named twice.
 void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 // Flushes stdout and reports a write error on it (a full disk under `> file`, a closed pipe): the message, or
@@ -54,5 +55,14 @@ void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector
 std::string stdout_error();
 // Routes std::cout through a recorder of the first write error, for stdout_error (called once, in main).
 void watch_stdout();
+// Where an output named "-" is written: standard output even when the human reports on std::cout are muted, so
+// `--json -` gives pure JSON on stdout.
+std::ostream& stdout_data();
+// From now on standard output (the human reports: tables, summaries, printf or std::cout, also of child
+// processes) goes to /dev/null; stdout_data() still writes to the real standard output.
+void mute_stdout_reports();
+// The same for standard error (progress, notes); returns the stream that still reaches the real standard error,
+// for the error messages.
+std::ostream& mute_stderr_reports();
 
 }  // namespace stasim

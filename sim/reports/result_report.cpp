@@ -119,7 +119,7 @@ void print_summary(std::ostream& out, const ScheduleGraph& graph, const Hardware
 
 void write_json_file(const std::string& path, const nlohmann::json& doc) {
   if (path == "-") {
-    std::cout << doc.dump(2) << '\n';
+    stdout_data() << doc.dump(2) << '\n';
     return;
   }
   write_output_file(path, doc.dump(2) + "\n", "the JSON file");
@@ -127,7 +127,7 @@ void write_json_file(const std::string& path, const nlohmann::json& doc) {
 
 void write_text_file(const std::string& path, const std::string& bytes, const std::string& what) {
   if (path == "-") {
-    std::cout << bytes;
+    stdout_data() << bytes;
     return;
   }
   write_output_file(path, bytes, "the " + what + " file");

@@ -17,10 +17,10 @@
 
 namespace stasim {
 
-// Sources are docs/hardware-facts.md sections (HF) and its source keys (A1..A12). Only what nothing documents is
+// Sources are the keys of docs/hardware-model.md (ARCH-v2..v4, ISA, PERF, ...). Only what nothing documents is
 // fitted: the documented costs keep their documented values in trn3.yaml and are not parameters here — the DMA
-// issue cost (~1300 ns cross-engine, A6), the TensorE minimum issue (MIN_II / MM_INIT_LATENCY 64 cycles, A1, A8)
-// and the ~100-cycle static overhead of a dependent instruction (A1, A8). A fit that wants one of them elsewhere
+// issue cost (~1300 ns cross-engine, DMA-BW), the TensorE minimum issue (MIN_II / MM_INIT_LATENCY 64 cycles, ARCH-v2, PERF)
+// and the ~100-cycle static overhead of a dependent instruction (ARCH-v2, PERF). A fit that wants one of them elsewhere
 // is a structure the model lacks, not a value to move.
 const std::vector<CalibrationParameter>& calibration_parameters() {
   static const std::vector<CalibrationParameter> params = {
@@ -316,7 +316,7 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
   std::ostringstream out;
   char line[512];
   out << "# Written by `stasim calibrate`; do not edit by hand (rerun it). An overlay of " << base
-      << ": only the\n# parameters nothing public gives (docs/hardware-facts.md §6) change, each fitted within the bounds\n"
+      << ": only the\n# parameters nothing public gives (assumed in docs/hardware-model.md) change, each fitted within the bounds\n"
       << "# declared in sim/studies/calibration_fit.cpp.\n#\n";
   out << "# Fit report: " << params.size() << " parameters, " << fit.predictions.size() << " targets of "
       << ref.file.substr(ref.file.rfind("configs/") == std::string::npos ? 0 : ref.file.rfind("configs/")) << "; "

@@ -1,9 +1,11 @@
 #include "sim/studies/config_paths.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
+#include "sim/core/edit_distance.hpp"
 #include "sim/core/input_error.hpp"
 
 namespace stasim {
@@ -20,9 +22,18 @@ bool looks_like_path(const std::string& name) {
   return name.find('/') != std::string::npos || name.find(".yaml") != std::string::npos;
 }
 
-std::string resolve(const std::string& name, const std::string& folder) {
+std::string resolve(const std::string& name, const std::string& folder, const std::string& what,
+                    const std::string& plural) {
   if (looks_like_path(name)) return resolve_config_path(name);
-  return (fs::path(data_dir()) / "configs" / folder / (name + ".yaml")).string();
+  const fs::path file = fs::path(data_dir()) / "configs" / folder / (name + ".yaml");
+  std::error_code ec;
+  if (fs::exists(file, ec)) return file.string();
+  // A short name that ships nowhere is a typo or a guess: say what does ship.
+  const std::vector<std::string> names = shipped_configs(folder);
+  std::string list;
+  for (const std::string& shipped : names) list += (list.empty() ? "" : ", ") + shipped;
+  throw InputError("no " + what + " '" + name + "'" + did_you_mean(name, names) + "; shipped " + plural + ": " +
+                   (list.empty() ? "none" : list) + " (or give the path of a YAML file)");
 }
 
 }  // namespace
@@ -52,13 +63,24 @@ std::string resolve_config_path(const std::string& path) {
   return path;  // let the loader report the missing file under the name the user gave
 }
 
-std::string resolve_hw(const std::string& name) { return resolve(name, "hw"); }
-std::string resolve_model(const std::string& name) { return resolve(name, "models"); }
+std::vector<std::string> shipped_configs(const std::string& folder) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(data_dir()) / "configs" / folder, ec), end; !ec && it != end;
+       it.increment(ec))
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string resolve_hw(const std::string& name) { return resolve(name, "hw", "hardware", "hardware"); }
+std::string resolve_model(const std::string& name) { return resolve(name, "models", "model", "models"); }
 
 std::string shipped_hw_path(const std::string& name) {
   if (name.empty() || looks_like_path(name)) return "";
-  std::string path = resolve_hw(name);
-  return fs::exists(path) ? path : "";
+  std::error_code ec;
+  const fs::path path = fs::path(data_dir()) / "configs" / "hw" / (name + ".yaml");
+  return fs::exists(path, ec) ? path.string() : "";
 }
 
 std::string shipped_hw_name(const std::string& path) {

@@ -16,8 +16,12 @@ namespace stasim {
 std::string data_dir();
 
 std::string resolve_config_path(const std::string& path);
+// A shipped name resolves to its file or throws InputError "no model 'NAME' (did you mean 'X'?); shipped
+// models: A, B, ... (or give the path of a YAML file)"; a path is resolved by resolve_config_path.
 std::string resolve_hw(const std::string& name);
 std::string resolve_model(const std::string& name);
+// The shipped names in configs/<folder> ("hw", "models", "sweeps"), sorted.
+std::vector<std::string> shipped_configs(const std::string& folder);
 
 // The file of the shipped hardware config `name`, "" when there is none (how an overlay's `base: trn3` is found).
 std::string shipped_hw_path(const std::string& name);

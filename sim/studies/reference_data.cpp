@@ -58,11 +58,6 @@ std::vector<std::string> known_metrics() {
 
 bool is_pair_kind(TargetKind k) { return k == TargetKind::hbm_read_change || k == TargetKind::step_time_ratio; }
 
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& choices) {
-  std::string near = nearest_match(word, choices);
-  return near.empty() ? "" : " (did you mean '" + near + "'?)";
-}
-
 std::string percent(double share) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g%%", share * 100);
@@ -273,11 +268,17 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
   top.required("source", ref.source).required("hardware", ref.hardware).required("model", ref.model);
   top.optional("K", ref.K);
   top.positive("K", ref.K);
-  std::error_code error;
-  if (top.has("model") && !fs::exists(resolve_model(ref.model), error))
-    top.problem("model", "no model '" + ref.model + "' (configs/models/" + ref.model + ".yaml)");
-  if (top.has("hardware") && !fs::exists(resolve_hw(ref.hardware), error))
-    top.problem("hardware", "no hardware '" + ref.hardware + "' (configs/hw/" + ref.hardware + ".yaml)");
+  // An unknown shipped name comes back with the did-you-mean and the list of shipped names.
+  auto check_name = [&](const char* key, const std::string& name, std::string (*resolve)(const std::string&)) {
+    std::error_code error;
+    try {
+      if (top.has(key) && !fs::exists(resolve(name), error)) top.problem(key, "no file '" + name + "'");
+    } catch (const InputError& e) {
+      top.problem(key, e.what());
+    }
+  };
+  check_name("model", ref.model, resolve_model);
+  check_name("hardware", ref.hardware, resolve_hw);
   ConfigReader deployment = top.section("deployment");
   deployment.required("tp", ref.tp).required("lnc", ref.lnc).required("batch", ref.batch);
   // A missing key is already reported; only a present one is checked for range.

@@ -207,7 +207,7 @@ TEST(CalibrateCli, AFitThatDoesNotConvergeWritesNothing) {
   fs::copy_file(source("configs/hw/trn3.yaml"), dir / "trn3.yaml", fs::copy_options::overwrite_existing);
   fs::path out = dir / "trn3-fit.yaml";
   fs::remove(out);
-  Outcome o = run_stasim("calibrate --quiet --max-evaluations 3 --hw " + (dir / "trn3.yaml").string() + " --output " +
+  Outcome o = run_stasim("calibrate --quiet --max-evaluations 3 --hw " + (dir / "trn3.yaml").string() + " --out " +
                          out.string());
   EXPECT_EQ(o.code, 1) << o.text;
   EXPECT_THAT(o.text, HasSubstr("calibration did not converge"));
@@ -218,15 +218,15 @@ TEST(CalibrateCli, AFitThatDoesNotConvergeWritesNothing) {
 // An overlay may be written anywhere (its `base:` names a shipped config by name, config_paths_test.cpp): a folder
 // other than the base's is no longer refused, so this short fit gets as far as not converging.
 TEST(CalibrateCli, TheOverlayMayBeWrittenAnywhere) {
-  Outcome o = run_stasim("calibrate --quiet --max-evaluations 3 --output " + (scratch() / "elsewhere.yaml").string());
+  Outcome o = run_stasim("calibrate --quiet --max-evaluations 3 --out " + (scratch() / "elsewhere.yaml").string());
   EXPECT_EQ(o.code, 1) << o.text;
   EXPECT_THAT(o.text, HasSubstr("calibration did not converge"));
 }
 
 TEST(CalibrateCli, AnOutputInAMissingFolderIsBadInput) {
-  Outcome o = run_stasim("calibrate --quiet --output /nonexistent_folder/fit.yaml");
+  Outcome o = run_stasim("calibrate --quiet --out /nonexistent_folder/fit.yaml");
   EXPECT_EQ(o.code, 2) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("--output /nonexistent_folder/fit.yaml: no folder '/nonexistent_folder'"));
+  EXPECT_THAT(o.text, HasSubstr("--out /nonexistent_folder/fit.yaml: no folder '/nonexistent_folder'"));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Where configs are found (sim/studies/config_paths.hpp): shipped names from the data folder ($STASIM_DATA_DIR,
 // else the install beside the binary, else the source tree), overlays anywhere that name their base by shipped
-// name or by a path relative to themselves, and what `calibrate --output` writes as `base:`.
+// name or by a path relative to themselves, and what `calibrate --out` writes as `base:`.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -47,6 +47,18 @@ TEST(ConfigPaths, ShippedNamesResolveInTheSourceTreeOfThisBuild) {
   EXPECT_EQ(shipped_hw_path("trn3"), resolve_hw("trn3"));
   EXPECT_EQ(shipped_hw_path("no-such-hardware"), "");
   EXPECT_EQ(shipped_hw_path("configs/hw/trn3.yaml"), "");  // a path is not a name
+}
+
+TEST(ConfigPaths, AnUnknownShippedNameListsTheShippedOnes) {
+  EXPECT_EQ(shipped_configs("hw"), (std::vector<std::string>{"trn1", "trn2", "trn3", "trn3-calibrated"}));
+  // "trn3-calibratd" is one insertion from trn3-calibrated.
+  EXPECT_EQ(error_of([] { resolve_hw("trn3-calibratd"); }),
+            "no hardware 'trn3-calibratd' (did you mean 'trn3-calibrated'?); shipped hardware: trn1, trn2, trn3, "
+            "trn3-calibrated (or give the path of a YAML file)");
+  // Nothing close: the list alone.
+  EXPECT_THAT(error_of([] { resolve_model("llama"); }), HasSubstr("no model 'llama'; shipped models: deepseek-v2-lite, "));
+  // A path is never taken for a name: a missing file is left to the loader, which names it.
+  EXPECT_EQ(resolve_model("no/such/model.yaml"), "no/such/model.yaml");
 }
 
 TEST(ConfigPaths, AnOverlayAnywhereReachesItsShippedBaseByName) {

@@ -75,7 +75,9 @@ TEST(DecodeCli, BadParametersNameTheParameterAndTheLimit) {
       {"run --dataflow cardn", "unknown dataflow 'cardn' (did you mean 'cardan'?)"},
       {"run --down-schedule sideways", "--down-schedule 'sideways'"},
       {"run --tp 5", "tp"},
-      {"run --model no-such-model", "cannot open the file"},
+      // An unknown shipped name lists the shipped ones (a missing YAML path still says "cannot open the file").
+      {"run --model no-such-model", "--model: no model 'no-such-model'; shipped models: deepseek-v2-lite, "},
+      {"run --model no/such/model.yaml", "cannot open the file"},
       {"run --hw trn1", "pass --lnc to choose one"},
       {"run --set core.sbuf.bytes_per_partition=40000", "does not fit"},
       {"run --set model.moe.top_kk=2", "did you mean"},

@@ -18,28 +18,8 @@ namespace {
 
 using testing::HasSubstr;
 
-// A small, valid model: the cases below break one line of it (line numbers refer to this text).
-const std::string kModel =
-    "name: tiny-moe\n"             // 1
-    "layers: 2\n"                  // 2
-    "hidden: 2048\n"               // 3
-    "vocab: 1024\n"                // 4
-    "moe:\n"                       // 5
-    "  experts: 16\n"              // 6
-    "  top_k: 2\n"                 // 7
-    "  intermediate: 768\n"        // 8
-    "  activation: swiglu\n"       // 9
-    "attention:\n"                 // 10
-    "  kind: gqa\n"                // 11
-    "  q_heads: 16\n"              // 12
-    "  kv_heads: 4\n"              // 13
-    "  head_dim: 128\n"            // 14
-    "router:\n"                    // 15
-    "  kind: softmax\n"            // 16
-    "deployment:\n"                // 17
-    "  tp: 4\n"                    // 18
-    "  lnc: 2\n"                   // 19
-    "  batch: 1\n";                // 20
+// A small, valid model: the cases below break one line of it (line numbers: cli_runner.hpp).
+const std::string& kModel = stasim::test::kTinyModel;
 
 // A valid reference file with one target (line numbers refer to this text).
 const std::string kReference =
@@ -61,12 +41,7 @@ struct Case {
   std::vector<std::string> expected;  // fragments of the output, with the same placeholders
 };
 
-std::string replace_once(std::string text, const std::string& from, const std::string& to) {
-  std::size_t at = text.find(from);
-  if (at == std::string::npos) ADD_FAILURE() << "no '" << from << "' in the template";
-  else text.replace(at, from.size(), to);
-  return text;
-}
+using stasim::test::replace_once;
 
 std::string model_with(const std::string& from, const std::string& to) { return replace_once(kModel, from, to); }
 std::string reference_with(const std::string& from, const std::string& to) { return replace_once(kReference, from, to); }
@@ -272,13 +247,9 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class ErrorCatalog : public testing::TestWithParam<Case> {};
 
-std::string expand(std::string text, const std::string& file, const std::string& out) {
-  const std::pair<std::string, std::string> subs[] = {
-      {"{file}", file}, {"{out}", out}, {"{trn3}", std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml"}};
-  for (const auto& [from, to] : subs)
-    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-  return text;
+std::string expand(const std::string& text, const std::string& file, const std::string& out) {
+  return stasim::test::replace_all(
+      text, {{"{file}", file}, {"{out}", out}, {"{trn3}", std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml"}});
 }
 
 TEST_P(ErrorCatalog, ExitsTwoNamingThePlace) {
@@ -286,24 +257,14 @@ TEST_P(ErrorCatalog, ExitsTwoNamingThePlace) {
   const std::string file = testing::TempDir() + c.name;
   const std::string out = testing::TempDir() + c.name + "_out";
   const std::string command = expand(c.command, file, out);
-  std::size_t at = c.command.find("{file}");
-  if (at != std::string::npos) {
-    // The file is named after the case, plus the extension the command gives it (routes files).
-    std::size_t end = c.command.find(' ', at);
-    std::string suffix = c.command.substr(at + 6, end == std::string::npos ? std::string::npos : end - at - 6);
-    std::ofstream(file + suffix) << expand(c.file, file, out);
-  }
+  // The file is named after the case, plus the extension the command gives it (routes files).
+  if (c.command.find("{file}") != std::string::npos)
+    std::ofstream(file + stasim::test::file_suffix(c.command)) << expand(c.file, file, out);
   stasim::test::Output o = stasim::test::run_stasim(command);
   EXPECT_EQ(o.code, 2) << command << "\n" << o.text;
   for (const std::string& fragment : c.expected) EXPECT_THAT(o.text, HasSubstr(expand(fragment, file, out))) << command;
   EXPECT_THAT(o.text, testing::Not(HasSubstr("internal error")));
-  // The same problem is never reported twice.
-  std::istringstream lines(o.text);
-  std::set<std::string> seen;
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) {
-      EXPECT_TRUE(seen.insert(line).second) << "printed twice: " << line;
-    }
+  stasim::test::expect_no_line_twice(o.text);  // the same problem is never reported twice
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, ErrorCatalog, testing::ValuesIn(catalog()),

@@ -9,16 +9,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "cli_runner.hpp"
 
 namespace {
 
@@ -34,28 +30,8 @@ struct Case {
   std::vector<std::string> after_expected = {};  // ... and fragments of its output
 };
 
-// A small valid model (line numbers refer to this text).
-const std::string kModel =
-    "name: tiny-moe\n"             // 1
-    "layers: 2\n"                  // 2
-    "hidden: 2048\n"               // 3
-    "vocab: 1024\n"                // 4
-    "moe:\n"                       // 5
-    "  experts: 16\n"              // 6
-    "  top_k: 2\n"                 // 7
-    "  intermediate: 768\n"        // 8
-    "  activation: swiglu\n"       // 9
-    "attention:\n"                 // 10
-    "  kind: gqa\n"                // 11
-    "  q_heads: 16\n"              // 12
-    "  kv_heads: 4\n"              // 13
-    "  head_dim: 128\n"            // 14
-    "router:\n"                    // 15
-    "  kind: softmax\n"            // 16
-    "deployment:\n"                // 17
-    "  tp: 4\n"                    // 18
-    "  lnc: 2\n"                   // 19
-    "  batch: 1\n";                // 20
+// A small valid model (line numbers: cli_runner.hpp).
+const std::string& kModel = stasim::test::kTinyModel;
 
 const std::string kReference =
     "source: hostile\n"                       // 1
@@ -69,12 +45,7 @@ const std::string kReference =
     "    dataflow: dense\n"                   // 9
     "    value: 7.851\n";                     // 10
 
-std::string replace_once(std::string text, const std::string& from, const std::string& to) {
-  std::size_t at = text.find(from);
-  if (at == std::string::npos) ADD_FAILURE() << "no '" << from << "' in the template";
-  else text.replace(at, from.size(), to);
-  return text;
-}
+using stasim::test::replace_once;
 std::string model_with(const std::string& from, const std::string& to) { return replace_once(kModel, from, to); }
 
 // Nested anchors: 9 levels of 9 aliases each expand 543 bytes to 9^9 = 387,420,489 scalars.
@@ -347,29 +318,13 @@ std::vector<Case> catalog() {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
-std::string expand(std::string text, const std::string& dir, const std::string& file) {
-  const std::pair<std::string, std::string> subs[] = {
-      {"{stasim}", STASIM_BINARY}, {"{dir}", dir}, {"{file}", file},
-      {"{trn3}", std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml"}, {"{src}", STASIM_SOURCE_DIR}};
-  for (const auto& [from, to] : subs)
-    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-  return text;
+std::string expand(const std::string& text, const std::string& dir, const std::string& file) {
+  return stasim::test::replace_all(text, {{"{stasim}", STASIM_BINARY}, {"{dir}", dir}, {"{file}", file},
+                                          {"{trn3}", std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml"},
+                                          {"{src}", STASIM_SOURCE_DIR}});
 }
 
-struct ShellOutput {
-  int code;
-  std::string text;
-};
-
-ShellOutput shell(const std::string& command) {
-  FILE* pipe = popen(("(" + command + ") 2>&1").c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+using stasim::test::run_shell;
 
 class HostileInput : public testing::TestWithParam<Case> {};
 
@@ -387,19 +342,13 @@ TEST_P(HostileInput, RefusedNamingThePlace) {
     std::string suffix = at == std::string::npos ? "" : c.shell.substr(at + 6, c.shell.find(' ', at) - at - 6);
     std::ofstream(file + suffix) << expand(c.file, dir, file);
   }
-  ShellOutput o = shell(command);
+  stasim::test::Output o = run_shell(command);
   EXPECT_EQ(o.code, c.code) << command << "\n" << o.text;
   for (const std::string& fragment : c.expected) EXPECT_THAT(o.text, HasSubstr(expand(fragment, dir, file))) << command;
   EXPECT_THAT(o.text, testing::Not(HasSubstr("internal error")));
-  std::istringstream lines(o.text);
-  std::set<std::string> seen;
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty()) {
-      EXPECT_TRUE(seen.insert(line).second) << "printed twice: " << line;
-    }
-  }
+  stasim::test::expect_no_line_twice(o.text);
   if (!c.after.empty()) {
-    ShellOutput after = shell(expand(c.after, dir, file));
+    stasim::test::Output after = run_shell(expand(c.after, dir, file));
     for (const std::string& fragment : c.after_expected)
       EXPECT_THAT(after.text, HasSubstr(expand(fragment, dir, file))) << c.after;
   }

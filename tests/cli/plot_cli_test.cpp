@@ -18,13 +18,7 @@ std::string tmp(const std::string& name) { return testing::TempDir() + "plot_" +
 
 Output plot(const std::string& args) {
   // tools/plot through the same capture as the binary: a shell command with its output.
-  std::string cmd = std::string(STASIM_SOURCE_DIR) + "/tools/plot " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string text;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) text.append(buf, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+  return stasim::test::run_shell(std::string(STASIM_SOURCE_DIR) + "/tools/plot " + args);
 }
 
 bool png(const std::string& path) { return std::filesystem::exists(path) && std::filesystem::file_size(path) > 1000; }

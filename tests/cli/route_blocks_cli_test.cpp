@@ -1,12 +1,12 @@
 // Runs the built stasim binary on the route-alignment commands and checks outputs and exit codes.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "cli_runner.hpp"
 
 namespace {
 
@@ -16,16 +16,8 @@ struct Outcome {
 };
 
 Outcome run_stasim(const std::string& args) {
-  const std::string command = std::string(STASIM_BINARY) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return o;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.output.append(buffer, n);
-  const int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  const stasim::test::Output o = stasim::test::run_stasim(args);
+  return {o.code, o.text};
 }
 
 std::string temp_path(const std::string& name) {

@@ -180,8 +180,9 @@ TEST(TraceFormat, RunTraceIsValidAndGzipHoldsTheSameBytes) {
         ASSERT_TRUE(a.contains(key)) << key << " missing in " << s.dump();
       // achieved GB/s = bytes / duration in ns (dur is in us).
       const double ns = s["dur"].get<double>() * 1000;
-      if (ns > 0)
+      if (ns > 0) {
         EXPECT_NEAR(a["achieved_gbps"].get<double>(), a["bytes"].get<double>() / ns, 1e-3 + 1e-6 * a["bytes"].get<double>() / ns);
+      }
     }
   }
   EXPECT_EQ(layers, (std::set<std::string>{"0", "1"}));

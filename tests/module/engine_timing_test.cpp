@@ -198,7 +198,9 @@ TEST(EngineTiming, SimulationIsDeterministic) {
   // Every op ran, after everything that bound it.
   for (std::size_t i = 0; i < r1.ops.size(); ++i) {
     ASSERT_GE(r1.ops[i].end_ps, r1.ops[i].start_ps);
-    if (r1.ops[i].bound != BoundKind::start) ASSERT_LE(r1.ops[r1.ops[i].bound_op].end_ps, r1.ops[i].start_ps);
+    if (r1.ops[i].bound != BoundKind::start) {
+      ASSERT_LE(r1.ops[r1.ops[i].bound_op].end_ps, r1.ops[i].start_ps);
+    }
   }
 }
 

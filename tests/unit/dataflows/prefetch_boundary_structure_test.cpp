@@ -12,11 +12,6 @@ DataflowOptions layers(std::int64_t n, bool prefetch = true) {
   return o;
 }
 
-// The op after which layer `layer`'s input is ready on core 0 (the previous block's residual add).
-OpId layer_input(const Built& b, std::int64_t layer) {
-  return find_named(b.decode.graph, "L" + std::to_string(layer - 1) + ".c0.moe.residual");
-}
-
 TEST(PrefetchStructure, StaticWeightsWaitOnlyForTheRegionTwoLayersBack) {
   Built on = build("qwen3-30b-a3b", "cardan", layers(3));
   const ScheduleGraph& g = on.decode.graph;
@@ -53,8 +48,11 @@ TEST(PrefetchStructure, StaticLoadsQueueBehindThePreviousLayersExperts) {
   OpId attn = find_named(g, "L1.c0.attn.qkv.load_w[0]");
   std::size_t queue = g.queue_of(attn);
   std::size_t pos = queue_position(g, attn);
-  for (OpId v : g.queues()[queue].ops)
-    if (g.name(v).rfind("L0.c0.e", 0) == 0) EXPECT_LT(queue_position(g, v), pos) << g.name(v);
+  for (OpId v : g.queues()[queue].ops) {
+    if (g.name(v).rfind("L0.c0.e", 0) == 0) {
+      EXPECT_LT(queue_position(g, v), pos) << g.name(v);
+    }
+  }
 }
 
 TEST(BoundaryStructure, UnfusedRouterAndSharedExpertsAreKernelsOfTheirOwn) {

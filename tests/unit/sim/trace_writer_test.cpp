@@ -187,7 +187,9 @@ TEST(TraceWriter, LayerRangeKeepsItsOpsAndTheCountersOverItsSpan) {
   EXPECT_EQ(names, (std::set<std::string>{"L1.load", "L1.e5.mm"}));
   for (const auto& s : slices) {
     EXPECT_EQ(s["args"]["layer"], 1);
-    if (s["args"]["name"] == "L1.e5.mm") EXPECT_EQ(s["args"]["expert"], 5);
+    if (s["args"]["name"] == "L1.e5.mm") {
+      EXPECT_EQ(s["args"]["expert"], 5);
+    }
   }
   // The flow L0.e3.mm -> L1.e5.mm leaves the range; L1.load -> L1.e5.mm stays.
   EXPECT_EQ(events_where(doc, "s").size(), 1u);
