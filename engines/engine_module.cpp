@@ -1,5 +1,7 @@
 #include "engines/engine_module.hpp"
 
+#include <cmath>
+
 namespace stasim {
 namespace {
 
@@ -22,6 +24,8 @@ void EngineModule::bind(RunState& state, std::uint32_t queue) {
   running_end_ps_ = 0;
   psum_wait_ = kNoOp;
   activations_ = 0;
+  tensor_ = state.graph().queues()[queue].engine == Engine::tensor;
+  throttle_.reset(state.hw().tensor);
   state.set_listener(queue, this);
 }
 
@@ -62,6 +66,10 @@ void EngineModule::step() {
     }
   }
   Picoseconds duration = state_->duration_ps(op);
+  if (tensor_ && throttle_.enabled()) {
+    duration = static_cast<Picoseconds>(std::llround(static_cast<double>(duration) / throttle_.rate_at(now)));
+    throttle_.busy(now, now + duration);
+  }
   state_->start(queue_, now, psum_wait_);
   psum_wait_ = kNoOp;
   running_ = op;

@@ -1,13 +1,15 @@
 // EngineModule: one compute engine (tensor, vector, scalar or GpSimd) of one core as a SystemC process. It
 // executes its queue in program order: the head op starts when its dependencies are done (RunState adds the
 // semaphore latency), the previous op has finished, and its PSUM bank is granted; it then occupies the engine
-// for its cost (computed before the run from engines/cost_model.hpp). The process sleeps until the op ends or
+// for its cost (computed before the run from engines/cost_model.hpp; a tensor engine's divided by its dI/dt
+// throttle rate at the start, engines/tensor_throttle.hpp). The process sleeps until the op ends or
 // something wakes it. A process's kernel keeps its engine processes for every run: bind() gives one the queue
 // it runs next.
 #pragma once
 
 #include <systemc>
 
+#include "engines/tensor_throttle.hpp"
 #include "sim/kernel/run_state.hpp"
 
 namespace stasim {
@@ -33,6 +35,8 @@ class EngineModule : public QueueListener {
   Picoseconds running_end_ps_ = 0;
   OpId psum_wait_ = kNoOp;
   std::uint64_t activations_ = 0;
+  bool tensor_ = false;
+  TensorThrottle throttle_;
 };
 
 }  // namespace stasim

@@ -49,6 +49,9 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
            std::max(static_cast<double>(op.bytes) / slowest.bytes_per_ns * 1000.0, descriptor_ps);
     } else {
       ps = cost::op_duration_exact_ps(op, hw, true);
+      // A throttled tensor engine runs at no less than its start fraction (engines/tensor_throttle.hpp).
+      if (op.engine == Engine::tensor && hw.tensor.throttle_start_fraction < 1)
+        ps /= std::max(hw.tensor.throttle_start_fraction, 1e-3);
     }
     ps += semaphore_ps * static_cast<double>(graph.in_degree(v));
     if (!(ps >= 0)) ps = kMaxSimulatedPs * 2;  // NaN: treat as beyond any budget

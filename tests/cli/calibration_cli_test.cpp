@@ -57,17 +57,20 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
   // + 1 step-time ratio + the attention share = 20 targets.
   ASSERT_EQ(by_id.size(), 20u);
-  for (const char* id : {"dense.tpot_ms", "profile6.dma_active_us[hybrid_only]", "profile6.gpsimd_instructions[reuse]",
-                         "profile6.gpsimd_active_us[reuse]", "profile6.step_time_ratio[d2_r0_vs_d8_r384]",
-                         "attention_share.dense"}) {
+  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "profile6.dma_active_us[hybrid_only]",
+                         "profile6.gpsimd_instructions[reuse]", "profile6.gpsimd_active_us[reuse]",
+                         "profile6.step_time_ratio[d2_r0_vs_d8_r384]"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_TRUE(by_id[id]["pass"].get<bool>()) << id << ": " << by_id[id].dump();
   }
-  // TPOT: dense within ±5% of 7.851 ms; cardan 5.2% above 6.278 ms with the documented DMA issue cost (1300 ns)
-  // and TensorE minimum issue (64 cycles) held at their documented values (README "Known gaps").
+  // TPOT: both within ±5% (7.851 and 6.278 ms) with the documented DMA issue cost (1300 ns), TensorE minimum
+  // issue (64 cycles) and TensorE dI/dt throttle (half rate from low load, 3 us ramp) in force.
   EXPECT_NEAR(by_id["dense.tpot_ms"]["predicted"].get<double>(), 7.851, 7.851 * 0.05);
-  EXPECT_NEAR(by_id["cardan.tpot_ms"]["predicted"].get<double>(), 6.278, 6.278 * 0.07);
-  for (const char* id : {"cardan.tpot_ms", "ablation.hybrid_only.reduction_vs_dense",
+  EXPECT_NEAR(by_id["cardan.tpot_ms"]["predicted"].get<double>(), 6.278, 6.278 * 0.05);
+  // The throttle lifts the six-layer tensor-active toward the measured (it was 467 / 272 us without it), but
+  // the attention phase now takes 12.7% of dense TPOT against 10.4 +- 2 points (README "Known gaps").
+  EXPECT_GT(by_id["profile6.tensor_active_us[reuse]"]["predicted"].get<double>(), 400);
+  for (const char* id : {"attention_share.dense", "ablation.hybrid_only.reduction_vs_dense",
                          "ablation.reuse.reduction_vs_previous", "ablation.batching.reduction_vs_previous",
                          "profile6.tensor_active_us[hybrid_only]", "profile6.tensor_active_us[reuse]",
                          "profile6.dma_active_us[reuse]", "profile6.gpsimd_instructions[reuse_and_batching]",

@@ -28,7 +28,7 @@ std::string temp_file(const std::string& name, const std::string& content) {
 TEST(ScheduleCli, ShippedExampleRunsWithoutABanner) {
   Output o = run("schedule");
   EXPECT_EQ(o.code, 0) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("total 4.439 us"));
+  EXPECT_THAT(o.text, HasSubstr("total 4.666 us"));
   EXPECT_THAT(o.text, HasSubstr("critical path: 5 ops: load_wg -> mm_gate -> silu -> mul -> store"));
   EXPECT_THAT(o.text, Not(HasSubstr("Copyright")));
   EXPECT_THAT(o.text, Not(HasSubstr("SystemC")));
@@ -43,10 +43,11 @@ TEST(ScheduleCli, JsonHoldsTheDocumentedFields) {
   // 128 descriptors (one per partition) x 62 ns / 16 engines = 496 ns. load_h (256 B) is held to that pace,
   // 256 / 496000 B/ps, and ends at 1796000; the weights share the rest of core 0's 0.528 B/ps, each
   // (0.528 x 496000 - 256) / 2 = 130816 B by then, and their last 256 B at 0.264 B/ps take ceil(969.7) = 970:
-  // 1796970. mm_gate starts + 50000 = 1846970 and takes 544 cycles at 2.4 GHz = 226667 -> 2073637; silu
-  // 2123637 + 426667 = 2550304; mul 2600304 + 426667 = 3026971; store (1 partition: one engine, one
-  // descriptor, 62 ns > 1024 / 0.033 = 31031 ps, + 1300000 fixed) 3076971 -> 4438971.
-  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 4438.971);
+  // 1796970. mm_gate starts + 50000 = 1846970 and takes 544 cycles at 2.4 GHz = 226667 ps at full rate; the
+  // tensor engine was idle, so its dI/dt throttle runs it at half rate: 453334 -> 2300304; silu
+  // 2350304 + 426667 = 2776971; mul 2826971 + 426667 = 3253638; store (1 partition: one engine, one
+  // descriptor, 62 ns > 1024 / 0.033 = 31031 ps, + 1300000 fixed) 3303638 -> 4665638.
+  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 4665.638);
   EXPECT_EQ(j["ops"].size(), 8u);
   EXPECT_EQ(j["ops"][3]["name"], "mm_gate");
   EXPECT_EQ(j["ops"][3]["bound_by"], "dep:load_wg");
@@ -67,8 +68,8 @@ TEST(ScheduleCli, SetOverridesAHardwareKey) {
   Output o = run("schedule --quiet --set core.dma.fixed_ns=300 --json " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
-  // Two transfers on the critical path each lose 1000 ns of fixed cost.
-  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 2438.971);
+  // Two transfers on the critical path each lose 1000 ns of fixed cost: 4665.638 - 2000.
+  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 2665.638);
 }
 
 TEST(ScheduleCli, BadInputExitsTwoWithFileLineAndKey) {
@@ -132,10 +133,12 @@ TEST(ScheduleCli, ShippedPsumContentionExampleWaitsForTheDrain) {
   nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
   std::map<std::string, nlohmann::json> ops;
   for (const auto& op : j["ops"]) ops[op["name"]] = op;
-  // Group c needs bank 0, held by group a until drain_a ends: a1 0-226.667, a2 226.667-440 (512 cycles, the
-  // stationary reused), b1 440-666.667; drain_a starts 440 + 50 = 490 and takes 512 / 1.2 = 426.667 -> 916.667.
+  // Group c needs bank 0, held by group a until drain_a ends. The tensor engine starts idle, so its dI/dt
+  // throttle halves its rate until 1.5 of the last 3 us were busy: a1 0-453.334 (544 cycles / 2.4 GHz =
+  // 226.667 at full rate, x 2), a2 453.334-880 (512 cycles, the stationary reused: 213.333 x 2), b1
+  // 880-1333.334; drain_a starts 880 + 50 = 930 and takes 512 / 1.2 = 426.667 -> 1356.667.
   EXPECT_EQ(ops["c1"]["bound_by"], "psum:drain_a");
-  EXPECT_DOUBLE_EQ(ops["c1"]["start_ns"].get<double>(), 916.667);
+  EXPECT_DOUBLE_EQ(ops["c1"]["start_ns"].get<double>(), 1356.667);
   EXPECT_EQ(j["psum"]["peak_banks"], 2);
 }
 

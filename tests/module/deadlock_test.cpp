@@ -14,7 +14,7 @@ using testing::HasSubstr;
 
 std::string deadlock_of(const std::string& yaml) {
   try {
-    simulate_yaml(yaml, trn3());
+    simulate_yaml(yaml, trn3_unthrottled());
   } catch (const DeadlockError& e) {
     return e.what();
   }
@@ -67,7 +67,7 @@ ops:
   - {name: b, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 1}
   - {name: drain_a, engine: vector, duration_ns: 10, deps: [a, b], releases_psum_bank: 2}
   - {name: drain_b, engine: vector, duration_ns: 10, deps: [b], releases_psum_bank: 1}
-)", trn3());
+)", trn3_unthrottled());
   // a: 544 cycles at 2.4 GHz = 226667 ps; b reuses nothing either: 226667 more -> 453334; drain_a after the
   // 50 ns semaphore: 503334 + 10000 = 513334; drain_b follows in the vector queue: 523334.
   EXPECT_EQ(run->end("b"), 453334);

@@ -16,7 +16,7 @@ ops:
   - {name: w, engine: dma, bytes: 1048576}
   - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, deps: [w], psum_bank: 0}
   - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
-)", trn3());
+)", trn3_unthrottled());
   // w: 1300000 + ceil(1048576 / 0.528) = 1300000 + 1985940 = 3285940 ps.
   EXPECT_EQ(run->end("w"), 3285940);
   // mm: + 50 ns semaphore (DMA -> tensor); max(min(64, 128), 512) + 32 LoadStationary = 544 cycles / 2.4 GHz
@@ -45,7 +45,7 @@ ops:
   - {name: d, engine: scalar, duration_ns: 50}
   - {name: c, engine: scalar, deps: [b], duration_ns: 300}
   - {name: e, engine: scalar, deps: [c], cycles: 120}
-)", trn3());
+)", trn3_unthrottled());
   // a 0-100; b 150-350 (+50 semaphore); d 0-50; c waits for b: 400-700; e same engine, no semaphore:
   // 120 cycles / 1.2 GHz = 100 ns -> 700-800 (an explicit `cycles` replaces the formula and its overheads).
   EXPECT_EQ(run->start("b"), 150000);
@@ -72,7 +72,7 @@ ops:
   - {name: a, engine: tensor, core: 0, duration_ns: 100}
   - {name: b, engine: tensor, core: 1, duration_ns: 100}
   - {name: c, engine: tensor, core: 1, duration_ns: 50}
-)", trn3());
+)", trn3_unthrottled());
   // Core 0: a 0-100 ns; core 1: b 0-100, c 100-150. Per core 100 and 150 ns; any core busy (union) 0-150 =
   // 150 ns; summed over the rank's two physical cores 250 ns.
   const int t = int(Engine::tensor);
@@ -88,7 +88,7 @@ ops:
   - {name: v1, engine: vector, kind: tensor_copy, free: 512}
   - {name: v2, engine: vector, kind: tensor_copy, free: 512, deps: [v1]}
   - {name: v3, engine: vector, kind: tensor_copy, free: 512}
-)", trn3());
+)", trn3_unthrottled());
   // BF16 in SBUF: 4x perf mode: max(64, 512 / 4) = 128 cycles / 1.2 GHz = 106667 ps.
   EXPECT_EQ(run->end("v1"), 106667);
   // v2 reads v1's result: + 100 static overhead cycles = 228 cycles = 190000 ps; no semaphore on one engine.
@@ -105,7 +105,7 @@ ops:
   - {name: mm2, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
   - {name: cp1, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm1], releases_psum_bank: 0}
   - {name: cp2, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm2], releases_psum_bank: 0}
-)", trn3());
+)", trn3_unthrottled());
   // mm1 0-226667 (544 cycles at 2.4 GHz); cp1 276667-703334 (semaphore, 512 cycles at 1.2 GHz).
   EXPECT_EQ(run->end("cp1"), 703334);
   // mm2's group needs bank 0, held by mm1's group until cp1 ends: 703334-930001.
@@ -127,7 +127,7 @@ ops:
   - {name: mm2, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 1}
   - {name: cp1, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm1], releases_psum_bank: 0}
   - {name: cp2, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm2], releases_psum_bank: 1}
-)", trn3());
+)", trn3_unthrottled());
   EXPECT_EQ(run->start("mm2"), 226667);  // straight after mm1: its bank is free
   EXPECT_EQ(run->bound("mm2"), "queue:mm1");
   EXPECT_EQ(run->result.psum_peak_banks, 2u);
@@ -141,7 +141,7 @@ ops:
   - {name: mm2, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0, psum_group: other}
   - {name: r1, engine: tensor, duration_ns: 10, deps: [mm1], releases_psum_bank: 0}
   - {name: r2, engine: tensor, duration_ns: 10, deps: [mm2], releases_psum_bank: 0}
-)", trn3()), SimulationError);
+)", trn3_unthrottled()), SimulationError);
 }
 
 TEST(EngineTiming, SbufOverflowNamesTheLiveBuffers) {
@@ -153,7 +153,7 @@ buffers:
 ops:
   - {name: a, engine: vector, duration_ns: 10, buffers: [big_a]}
   - {name: b, engine: scalar, duration_ns: 10, buffers: [big_b]}
-)", trn3());
+)", trn3_unthrottled());
     FAIL() << "expected an SBUF overflow";
   } catch (const InputError& e) {
     // 400000 bytes per partition live at t = 0 > 262144 - 16648 = 245496 usable.
@@ -175,7 +175,7 @@ ops:
   - {name: a, engine: vector, duration_ns: 10, buffers: [x]}
   - {name: b, engine: vector, duration_ns: 10, buffers: [y]}
   - {name: c, engine: vector, duration_ns: 10, buffers: [y, z]}
-)", trn3());
+)", trn3_unthrottled());
   // x lives 0-10 ns, y 10-30, z 20-30: x ends as y starts, so the peak is y + z = 3500 bytes per partition,
   // 3000 x 64 + 500 x 128 = 256000 bytes in all.
   EXPECT_EQ(run->result.sbuf_peak_bytes_per_partition, 3500u);
@@ -183,7 +183,7 @@ ops:
 }
 
 TEST(EngineTiming, SimulationIsDeterministic) {
-  HardwareConfig hw = trn3();
+  HardwareConfig hw = trn3_unthrottled();
   ScheduleGraph g = random_dag(5000, 2, 7);
   SimResult r1 = simulate(g, hw);
   SimResult r2 = simulate(g, hw);

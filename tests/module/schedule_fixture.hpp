@@ -18,6 +18,10 @@ inline HardwareConfig trn3(const std::vector<std::string>& sets = {}) {
   return load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", sets);
 }
 
+// trn3 without TensorE's dI/dt throttle, for tests that isolate another mechanism with exact matmul arithmetic
+// (the throttle has its own: tests/unit/engines/tensor_throttle_test.cpp, tests/module/tensor_throttle_test.cpp).
+inline HardwareConfig trn3_unthrottled() { return trn3({"core.engines.tensor.throttle_start_fraction=1"}); }
+
 struct Run {
   LoadedSchedule schedule;
   SimResult result;

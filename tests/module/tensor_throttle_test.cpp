@@ -1,0 +1,46 @@
+// TensorE's dI/dt throttle through the SystemC kernel (engines/tensor_throttle.hpp, trn3: start fraction 0.5,
+// 3 us ramp and window, 50 % threshold). A matmul of 512 moving columns with a new stationary costs
+// max(min(64, 128), 512) + 32 = 544 cycles / 2.4 GHz = 226667 ps at full rate.
+#include <gmock/gmock.h>
+
+#include "schedule_fixture.hpp"
+
+namespace stasim::test {
+namespace {
+
+TEST(TensorThrottleModule, AnIsolatedMatmulRunsAtHalfRate) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
+)", trn3());
+  // From idle: 226667 / 0.5 = 453334 ps.
+  EXPECT_EQ(run->end("mm"), 453334);
+  // Without the throttle the same matmul takes 226667 ps.
+  auto plain = simulate_yaml(R"(
+ops:
+  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
+)", trn3_unthrottled());
+  EXPECT_EQ(plain->end("mm"), 226667);
+}
+
+TEST(TensorThrottleModule, ABurstRampsUpAndLaterMatmulsRunFaster) {
+  // 40 back-to-back matmuls on one bank-free chain (each its own bank group, drained by nobody: no PSUM ops).
+  std::string yaml = "ops:\n";
+  for (int i = 0; i < 40; ++i)
+    yaml += "  - {name: mm" + std::to_string(i) + ", engine: tensor, kind: matmul, k: 128, m: 128, n: 512}\n";
+  auto run = simulate_yaml(yaml, trn3());
+  // The first ones run at half rate (453334 ps): the window is under 50 % busy until 1.5 us of the last 3 us
+  // are, i.e. through the 4th (end 1813336); then the ramp takes 3 us to full rate. The last ones run at full
+  // rate: 226667 ps.
+  EXPECT_EQ(run->end("mm0") - run->start("mm0"), 453334);
+  EXPECT_EQ(run->end("mm39") - run->start("mm39"), 226667);
+  // In between, strictly faster than the start and slower than full.
+  Picoseconds mid = run->end("mm6") - run->start("mm6");
+  EXPECT_LT(mid, 453334);
+  EXPECT_GT(mid, 226667);
+}
+
+}  // namespace
+}  // namespace stasim
