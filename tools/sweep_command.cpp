@@ -67,10 +67,11 @@ std::vector<std::string> split_names(const std::string& text) {
 
 // A sweep YAML by shipped name (configs/sweeps/NAME.yaml) or path.
 std::string sweep_config_path(const std::string& name) {
-  std::string path = name;
-  if (path.find('/') == std::string::npos && path.find(".yaml") == std::string::npos)
-    path = "configs/sweeps/" + path + ".yaml";
-  return resolve_config_path(path);
+  try {
+    return resolve_sweep(name);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--config: ") + e.what());
+  }
 }
 
 SweepSpec build_spec(const SweepOptions& o) {

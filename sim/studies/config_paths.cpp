@@ -75,6 +75,7 @@ std::vector<std::string> shipped_configs(const std::string& folder) {
 
 std::string resolve_hw(const std::string& name) { return resolve(name, "hw", "hardware", "hardware"); }
 std::string resolve_model(const std::string& name) { return resolve(name, "models", "model", "models"); }
+std::string resolve_sweep(const std::string& name) { return resolve(name, "sweeps", "sweep", "sweeps"); }
 
 std::string shipped_hw_path(const std::string& name) {
   if (name.empty() || looks_like_path(name)) return "";

@@ -20,6 +20,7 @@ std::string resolve_config_path(const std::string& path);
 // models: A, B, ... (or give the path of a YAML file)"; a path is resolved by resolve_config_path.
 std::string resolve_hw(const std::string& name);
 std::string resolve_model(const std::string& name);
+std::string resolve_sweep(const std::string& name);
 // The shipped names in configs/<folder> ("hw", "models", "sweeps"), sorted.
 std::vector<std::string> shipped_configs(const std::string& folder);
 

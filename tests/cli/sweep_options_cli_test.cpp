@@ -127,6 +127,8 @@ TEST(SweepOptionsCli, BadAxesAndConflictsAreBadInput) {
            {"--set core.dma.engine=8", "core.dma.engine"},
            {"--routes " + tmp("no_such_routes.yaml"), "no_such_routes.yaml"},
            {"--progress-every -1", "--progress-every"},
+           // A sweep name that ships nowhere: a did-you-mean and the shipped names.
+           {"--config qwen3-30b-a3b-dr", "--config: no sweep 'qwen3-30b-a3b-dr' (did you mean 'qwen3-30b-a3b-dr-k256'?); shipped sweeps: "},
        }) {
     stasim::test::Output o = run_stasim("sweep --layers 1 " + c.args + out);
     EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
