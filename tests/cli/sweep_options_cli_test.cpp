@@ -30,7 +30,8 @@ std::string slurp(const std::string& path) {
 
 // TPOT of `stasim run ARGS --json` (one layer, the sweep's weight-sbuf schedule).
 double run_tpot(const std::string& args) {
-  const std::string json = tmp("run.json");
+  // One file per test: ctest runs the tests of this file in parallel processes.
+  const std::string json = tmp(std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + ".run.json");
   stasim::test::Output o = run_stasim("run --quiet --layers 1 --down-schedule weight-sbuf " + args + " --json " + json);
   EXPECT_EQ(o.code, 0) << args << "\n" << o.text;
   std::ifstream in(json);
