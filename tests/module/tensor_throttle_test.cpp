@@ -8,20 +8,19 @@
 namespace stasim::test {
 namespace {
 
-TEST(TensorThrottleModule, AnIsolatedMatmulRunsAtHalfRate) {
-  auto run = simulate_yaml(R"(
+// One matmul into a PSUM bank and the copy that drains it.
+constexpr const char* kOneMatmul = R"(
 ops:
   - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
   - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
-)", trn3());
+)";
+
+TEST(TensorThrottleModule, AnIsolatedMatmulRunsAtHalfRate) {
+  auto run = simulate_yaml(kOneMatmul, trn3());
   // From idle: 226667 / 0.5 = 453334 ps.
   EXPECT_EQ(run->end("mm"), 453334);
   // Without the throttle the same matmul takes 226667 ps.
-  auto plain = simulate_yaml(R"(
-ops:
-  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
-  - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
-)", trn3_unthrottled());
+  auto plain = simulate_yaml(kOneMatmul, trn3_unthrottled());
   EXPECT_EQ(plain->end("mm"), 226667);
 }
 
