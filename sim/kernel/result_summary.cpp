@@ -57,27 +57,56 @@ double overlap_share(const ScheduleGraph& graph, const SimResult& result, const 
 
 namespace {
 
-Intervals merged(const Intervals& a, const Intervals& b) {
-  Intervals out(a.size() + b.size());
-  std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin());
-  return out;
-}
+// Union length of the intervals of several queues, each already sorted by start (a queue runs in program
+// order): a k-way merge by start over cursors into the queues, so no interval is copied. The union of a set of
+// intervals does not depend on the order of equal starts, so this equals sorting them all.
+class QueueUnion {
+ public:
+  Picoseconds length(const std::vector<const Queue*>& queues, const std::vector<OpTiming>& t) {
+    heads_.clear();
+    for (std::uint32_t i = 0; i < queues.size(); ++i)
+      if (!queues[i]->ops.empty()) heads_.push_back({t[queues[i]->ops[0]].start_ps, i, 0});
+    std::make_heap(heads_.begin(), heads_.end(), later);
+    Picoseconds total = 0, cur_start = 0, cur_end = -1;
+    bool open = false;
+    while (!heads_.empty()) {
+      std::pop_heap(heads_.begin(), heads_.end(), later);
+      Head& h = heads_.back();
+      const std::vector<OpId>& ops = queues[h.queue]->ops;
+      const OpTiming& op = t[ops[h.position]];
+      if (!open || op.start_ps > cur_end) {
+        if (open) total += cur_end - cur_start;
+        cur_start = op.start_ps;
+        cur_end = op.end_ps;
+        open = true;
+      } else {
+        cur_end = std::max(cur_end, op.end_ps);
+      }
+      if (++h.position < ops.size()) {
+        h.start_ps = t[ops[h.position]].start_ps;
+        std::push_heap(heads_.begin(), heads_.end(), later);
+      } else {
+        heads_.pop_back();
+      }
+    }
+    return open ? total + cur_end - cur_start : 0;
+  }
+
+ private:
+  struct Head {
+    Picoseconds start_ps;
+    std::uint32_t queue;
+    std::uint32_t position;
+  };
+  static bool later(const Head& a, const Head& b) { return a.start_ps > b.start_ps; }
+  std::vector<Head> heads_;
+};
 
 }  // namespace
 
 void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& r) {
-  // Each queue runs in program order, so its intervals come sorted by start: merge queues instead of sorting.
-  std::vector<std::array<Intervals, kEngineCount>> per_core(hw.lnc);
   r.per_core.assign(hw.lnc, {});
   r.total_ps = 0;
-  for (const Queue& q : graph.queues()) {
-    Intervals mine;
-    mine.reserve(q.ops.size());
-    for (OpId v : q.ops) mine.emplace_back(r.ops[v].start_ps, r.ops[v].end_ps);
-    int e = static_cast<int>(q.engine);
-    Intervals& into = per_core[q.core][e];
-    into = into.empty() ? std::move(mine) : merged(into, mine);
-  }
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& op = graph.op(v);
     r.total_ps = std::max(r.total_ps, r.ops[v].end_ps);
@@ -91,16 +120,20 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
       if (op.dst == Location::hbm) r.hbm_write_bytes += op.bytes;
     }
   }
+  QueueUnion union_of;
+  std::vector<const Queue*> of_core, of_rank;
   for (int e = 0; e < kEngineCount; ++e) {
-    Intervals all;
+    of_rank.clear();
     for (std::uint32_t c = 0; c < hw.lnc; ++c) {
-      r.per_core[c][e].active_ps = sorted_union_length(per_core[c][e]);
+      of_core.clear();
+      for (const Queue& q : graph.queues())
+        if (static_cast<int>(q.engine) == e && q.core == c) of_core.push_back(&q);
+      of_rank.insert(of_rank.end(), of_core.begin(), of_core.end());
+      r.per_core[c][e].active_ps = union_of.length(of_core, r.ops);
       r.per_core[c][e].active_sum_ps = r.per_core[c][e].active_ps;
       r.engines[e].active_sum_ps += r.per_core[c][e].active_ps;
-      all = all.empty() ? std::move(per_core[c][e]) : merged(all, per_core[c][e]);
-      Intervals().swap(per_core[c][e]);  // keep the peak memory at one copy of the intervals
     }
-    r.engines[e].active_ps = sorted_union_length(all);
+    r.engines[e].active_ps = union_of.length(of_rank, r.ops);
   }
   r.dma_active_ps = r.engines[static_cast<int>(Engine::dma)].active_ps;
 }

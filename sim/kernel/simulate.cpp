@@ -12,11 +12,16 @@
 
 namespace stasim {
 
-RunGraph make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw) {
-  RunGraph run;
+void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGraph& run) {
   run.graph = &graph;
   run.semaphore_ps = ps_from_ns(hw.semaphore_ns);
+  // Every record is written below (each op is in exactly one queue): resize keeps the old contents, no fill.
   run.ops.resize(graph.size());
+  std::size_t transfers = 0;
+  for (const Queue& q : graph.queues())
+    if (q.engine == Engine::dma) transfers += q.ops.size();
+  run.dma.clear();
+  run.dma.reserve(transfers);
   for (const Queue& q : graph.queues()) {
     for (std::size_t i = 0; i < q.ops.size(); ++i) {
       OpId v = q.ops[i];
@@ -53,13 +58,13 @@ RunGraph make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw) {
       r.duration_ps = cost::op_duration(o, hw, dependent);
     }
   }
-  return run;
 }
 
 RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where) {
   auto begin = std::chrono::steady_clock::now();
-  RunGraph run = make_run_graph(graph, hw);
-  RawRun raw = AcceleratorModule::of_this_process().run(run, hw, where);
+  AcceleratorModule& top = AcceleratorModule::of_this_process();
+  make_run_graph(graph, hw, top.flat_graph());
+  RawRun raw = top.run(top.flat_graph(), hw, where);
   raw.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   return raw;
 }
