@@ -57,39 +57,57 @@ double overlap_share(const ScheduleGraph& graph, const SimResult& result, const 
 
 namespace {
 
-// Union length of the intervals of several queues, each already sorted by start (a queue runs in program
-// order): a k-way merge by start over cursors into the queues, so no interval is copied. The union of a set of
-// intervals does not depend on the order of equal starts, so this equals sorting them all.
-class QueueUnion {
+// Union length of intervals fed in order of start.
+class SortedUnion {
  public:
-  Picoseconds length(const std::vector<const Queue*>& queues, const std::vector<OpTiming>& t) {
+  void add(Picoseconds start_ps, Picoseconds end_ps) {
+    if (!open_ || start_ps > cur_end_) {
+      if (open_) total_ += cur_end_ - cur_start_;
+      cur_start_ = start_ps;
+      cur_end_ = end_ps;
+      open_ = true;
+    } else {
+      cur_end_ = std::max(cur_end_, end_ps);
+    }
+  }
+  Picoseconds length() const { return open_ ? total_ + cur_end_ - cur_start_ : 0; }
+
+ private:
+  Picoseconds total_ = 0, cur_start_ = 0, cur_end_ = -1;
+  bool open_ = false;
+};
+
+// The union lengths of one engine's queues, per core and over all of them, in one pass: a k-way merge by start
+// over cursors into the queues (each is sorted by start: a queue runs in program order), so no interval is
+// copied and each op's timing is read once; a core's intervals, taken out of that order, are in order of start
+// too. The union of a set of intervals does not depend on the order of equal starts, so this equals sorting.
+class EngineUnion {
+ public:
+  // `per_core` gets one length per core (it must have an entry for every queue's core); returns the union.
+  Picoseconds lengths(const std::vector<const Queue*>& queues, const std::vector<OpTiming>& t,
+                      std::vector<Picoseconds>& per_core) {
+    std::vector<SortedUnion> cores(per_core.size());
+    SortedUnion all;
     heads_.clear();
     for (std::uint32_t i = 0; i < queues.size(); ++i)
       if (!queues[i]->ops.empty()) heads_.push_back({t[queues[i]->ops[0]].start_ps, i, 0});
     std::make_heap(heads_.begin(), heads_.end(), later);
-    Picoseconds total = 0, cur_start = 0, cur_end = -1;
-    bool open = false;
     while (!heads_.empty()) {
       std::pop_heap(heads_.begin(), heads_.end(), later);
       Head& h = heads_.back();
-      const std::vector<OpId>& ops = queues[h.queue]->ops;
-      const OpTiming& op = t[ops[h.position]];
-      if (!open || op.start_ps > cur_end) {
-        if (open) total += cur_end - cur_start;
-        cur_start = op.start_ps;
-        cur_end = op.end_ps;
-        open = true;
-      } else {
-        cur_end = std::max(cur_end, op.end_ps);
-      }
-      if (++h.position < ops.size()) {
-        h.start_ps = t[ops[h.position]].start_ps;
+      const Queue& q = *queues[h.queue];
+      const OpTiming& op = t[q.ops[h.position]];
+      cores[q.core].add(op.start_ps, op.end_ps);
+      all.add(op.start_ps, op.end_ps);
+      if (++h.position < q.ops.size()) {
+        h.start_ps = t[q.ops[h.position]].start_ps;
         std::push_heap(heads_.begin(), heads_.end(), later);
       } else {
         heads_.pop_back();
       }
     }
-    return open ? total + cur_end - cur_start : 0;
+    for (std::size_t c = 0; c < cores.size(); ++c) per_core[c] = cores[c].length();
+    return all.length();
   }
 
  private:
@@ -120,20 +138,19 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
       if (op.dst == Location::hbm) r.hbm_write_bytes += op.bytes;
     }
   }
-  QueueUnion union_of;
-  std::vector<const Queue*> of_core, of_rank;
+  EngineUnion union_of;
+  std::vector<const Queue*> queues;
+  std::vector<Picoseconds> per_core(hw.lnc);
   for (int e = 0; e < kEngineCount; ++e) {
-    of_rank.clear();
+    queues.clear();
+    for (const Queue& q : graph.queues())
+      if (static_cast<int>(q.engine) == e) queues.push_back(&q);
+    r.engines[e].active_ps = union_of.lengths(queues, r.ops, per_core);
     for (std::uint32_t c = 0; c < hw.lnc; ++c) {
-      of_core.clear();
-      for (const Queue& q : graph.queues())
-        if (static_cast<int>(q.engine) == e && q.core == c) of_core.push_back(&q);
-      of_rank.insert(of_rank.end(), of_core.begin(), of_core.end());
-      r.per_core[c][e].active_ps = union_of.length(of_core, r.ops);
-      r.per_core[c][e].active_sum_ps = r.per_core[c][e].active_ps;
-      r.engines[e].active_sum_ps += r.per_core[c][e].active_ps;
+      r.per_core[c][e].active_ps = per_core[c];
+      r.per_core[c][e].active_sum_ps = per_core[c];
+      r.engines[e].active_sum_ps += per_core[c];
     }
-    r.engines[e].active_ps = union_of.length(of_rank, r.ops);
   }
   r.dma_active_ps = r.engines[static_cast<int>(Engine::dma)].active_ps;
 }
