@@ -39,6 +39,7 @@ struct RunGraph {
   const ScheduleGraph* graph = nullptr;
   std::vector<RunOp> ops;
   std::vector<RunDma> dma;
+  std::vector<OpId> last_in_queue;   // make_run_graph's working memory, kept with the rest
   Picoseconds semaphore_ps = 0;      // added to a dependency between two engines or two cores
 };
 
