@@ -1,16 +1,16 @@
 // How the `stasim` binary uses memory (the executable only, not the library: a program embedding stasim keeps
 // its own allocator and malloc settings).
 //
-// operator new: large blocks (the per-op arrays of a graph and of a run: tens to hundreds
-// of MiB for a million ops) are asked to be backed by 2 MiB transparent huge pages (madvise), so filling them
-// takes one page fault per 2 MiB instead of one per 4 KiB. On a VM a fault costs 10-30 us: a 1 M-op bench
-// touched about 200 MiB in 55,000 faults, a quarter of its wall time. Where THP is set to `never` the advice
-// is ignored. Memory is still malloc's (the default operator delete frees it). Left out under AddressSanitizer,
+// operator new: large blocks (the per-op arrays of a graph and of a run: tens to hundreds of MiB for a million
+// ops) are asked to be backed by 2 MiB transparent huge pages (madvise), so filling them takes one page fault
+// per 2 MiB instead of one per 4 KiB. On this project's VM the 1 M-op bench spent a quarter of its wall time
+// in page faults (about 55,000 of them, filling some 200 MiB). Where THP is set to `never` the advice is
+// ignored. Memory is still malloc's (the default operator delete frees it). Left out under AddressSanitizer,
 // whose own operator new must pair with its operator delete.
 //
-// keep_freed_memory(): blocks up to malloc's largest threshold (32 MiB) come from its heap instead of a mapping
-// of their own, and freed memory stays in the process, so the next block (a vector that grows, the next
-// simulation of a sweep or of `auto`) reuses pages already mapped instead of faulting in fresh ones.
+// keep_freed_memory(): blocks up to malloc's largest mmap threshold (32 MiB) come from its heap instead of a
+// mapping of their own, and freed memory stays in the process, so the next block (a vector that grows, the
+// next simulation of a sweep worker or of `auto`) reuses pages already mapped instead of faulting in new ones.
 #include "tools/process_memory.hpp"
 
 #include <malloc.h>
