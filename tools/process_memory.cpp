@@ -30,14 +30,24 @@ void keep_freed_memory() {
 
 }  // namespace stasim::cli
 
-#if !defined(__SANITIZE_ADDRESS__)
+// GCC says AddressSanitizer by __SANITIZE_ADDRESS__, clang (the fuzz build) by __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STASIM_ADDRESS_SANITIZER
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define STASIM_ADDRESS_SANITIZER
+#endif
+
+#if !defined(STASIM_ADDRESS_SANITIZER)
 namespace {
 
 constexpr std::uintptr_t kHugePageBytes = std::uintptr_t{2} << 20;
 constexpr std::size_t kAdviseFromBytes = 2 * kHugePageBytes;  // holds at least one whole huge page
 
 void advise_huge_pages(void* block, std::size_t bytes) {
-  // Only whole 2 MiB pages inside the block: the advice must not reach memory malloc gives to others.
+  // Only whole 2 MiB pages inside the block, so the advice covers no memory of other blocks.
   std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(block) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(block) + bytes) & ~(kHugePageBytes - 1);
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice: failure is harmless
