@@ -32,10 +32,8 @@ class CardanCore {
   void load_shared();
   // The shared round `round` (one per token with reuse, one per expert without): partial z rows and T.
   void compute_round(std::uint32_t round);
-  // Sends this core's partial z rows of `round` to the other cores (H split).
-  void send_z(std::uint32_t round);
-  // z = Σ partials (H split), turned into [r, T].
-  void finish_z(std::uint32_t round, const std::vector<CardanCore>& cores);
+  // This core's z entries of `round` turned into [r, T].
+  void finish_z(std::uint32_t round);
   // Window 2/3: J_e, C_e (and uncompressed projections), then W_down of every expert, right after routing.
   void load_private();
   // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent);
@@ -80,7 +78,6 @@ class CardanCore {
   std::vector<Projection> projections_;
   std::vector<OpId> basis_, codebook_;  // per projection
   std::vector<Round> rounds_;
-  std::vector<std::vector<OpId>> sent_z_;  // [round][projection x core]
   std::vector<std::vector<OpId>> idx_load_, coef_load_, gathered_;  // [expert][projection]
   std::vector<std::vector<std::vector<OpId>>> dense_load_;         // [expert][projection][chunk]
   std::vector<DownWeights> down_;

@@ -15,9 +15,11 @@
 namespace stasim {
 
 struct SharedShape {
-  std::uint32_t rows = 0;    // rows of H (of D, of h) this core holds
+  std::uint32_t rows = 0;    // rows of H (of h) this core's table and J_e cover
   std::uint32_t blocks = 0;  // rows / d: the blocks of h this core's table covers
   std::uint32_t tokens = 1;  // the core's tokens
+  std::uint32_t z_rows = 0;  // rows of D and h in this core's z (all of H when the cores split r)
+  std::uint32_t r = 0;       // columns of D (entries of z) this core computes
 };
 
 // Partial z rows [T, r] (FP32, SBUF): h [128 of H, T] stationary, D [128 of H, r] moving.
