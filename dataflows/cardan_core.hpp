@@ -1,11 +1,12 @@
 // CardanCore: everything one physical core builds for the hybrid dataflow's routed experts (docs/cardan.md):
 //   o_e = Σ_b T[b, J_e[b, :]] + C_eᵀ z,   z = Dᵀ h,   T[b, k, t] = h_{b,t}ᵀ B_k.
-// Sharded as the dense kernel: one token -> the cores split H (this core's blocks of J_e and T, its rows of D;
-// the partial z are exchanged so that each core computes C_eᵀz for its half of I, and the partial gate/up rows
-// [T_e, I] are exchanged and summed), several tokens -> the cores split the tokens (a core's tokens routed to
+// Sharded as the dense kernel: one token -> the cores split H for the VQ part (this core's blocks of J_e and T)
+// and r for the LR part (its columns of D, its rows of C_e, z over all of H), so both parts are partial sums over
+// all of I, exchanged and summed as the partial gate/up rows [T_e, I] (z itself never crosses); several tokens ->
+// the cores split the tokens (a core's tokens routed to
 // the same expert share J_e, C_e and W_down: one index fetches all their code words, the matmuls carry T_e).
 // The steps are separate methods so the orchestration (cardan_moe.cpp) can interleave them across cores and
-// experts: shared rounds one expert ahead, gathers over expert groups in J arrival order.
+// experts: shared rounds one expert ahead, gathers over expert groups in J arrival order, heads before tails.
 #pragma once
 
 #include <memory>

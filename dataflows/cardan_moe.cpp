@@ -1,10 +1,16 @@
-// The hybrid LR+VQ routed experts of docs/cardan.md on the cores of a rank, in the order a software-pipelined
-// kernel issues them (each engine's queue takes its instructions in this order):
-//   1. B and D (static, prefetched), the shared round: partial z rows and T, z exchanged and summed;
+// The hybrid LR+VQ routed experts of docs/cardan.md on the cores of a rank, in the order the compiler's
+// instruction scheduler lays out the unrolled kernel (each engine's queue takes its instructions in this order):
+//   1. B and D (static, prefetched), the shared round: z (this core's entries of r over all of H) and T;
 //   2. every expert's J_e and C_e, then every expert's W_down (addresses known right after routing);
 //   3. the gathers over expert groups in J arrival order, gate and up of a group adjacent, each expert's
-//      reduction waiting only for its own group's gathers; without reuse, each expert's shared round is issued
-//      one expert ahead of the expert that needs it, so TensorE computes it while GpSimd gathers the previous.
+//      reduction waiting only for its own group's gathers;
+//   4. the expert loop software-pipelined by one expert: expert e's gate/up (and the partial rows it sends to the
+//      other cores) before expert e-1's tail (partial sums added, φ, product, down), so the exchange and the φ
+//      chain of e-1 run while the engines work on e. Without reuse each expert's shared round is issued one expert
+//      ahead, its z turned into columns just before the expert that reads it.
+// NKI kernels are traced into straight-line code that neuronx-cc's scheduler reorders within the dependencies
+// (the NKI scheduling APIs exist to constrain that reordering); a fixed skew of one expert is the simplest order
+// that hides one expert's latency chain behind the next one's work.
 #include <algorithm>
 #include <optional>
 

@@ -77,8 +77,9 @@ void dense_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<D
       std::vector<ExpertLoads> loads;
       std::vector<std::vector<GateUpTiles>> tiles;
     };
-    // Software-pipelined by one item, as the compiler's instruction scheduler lays out the unrolled loop: item i's loads and gate/up are issued before item i-1's
-    // exchange and tail, so the partial sums cross between the cores while the engines work on item i.
+    // Software-pipelined by one item, as the compiler's scheduler lays out the unrolled loop (cardan_moe.cpp):
+    // item i's loads and gate/up are issued before item i-1's exchange and tail, so the partial sums cross
+    // between the cores while the engines work on item i.
     auto finish = [&](Item& it) {
       if (slice.partial) exchange_partials(ctx, it.tiles, it.T, it.name);
       for (std::uint32_t c = 0; c < ctx.lnc; ++c) back(c, it.T, it.column, it.loads[c], it.tiles[c], it.name);
