@@ -31,13 +31,13 @@ CardanCore::CardanCore(DecodeContext& ctx, std::uint32_t core, const MoeInputs& 
   shape_.blocks = vq_ ? shape_.rows / static_cast<std::uint32_t>(rep_.d) : 0;
   shape_.tokens = core < ctx.experts.cores.size() ? std::max<std::uint32_t>(ctx.experts.cores[core].tokens, 1) : ctx.tokens;
   h_cols_ = shape_.rows;
-  // C_eᵀz over the whole I would repeat on both cores: with H split each core takes its share of I's columns.
-  if (partial_) {
-    for (std::uint32_t o = 0; o < core; ++o) lr_first_ += ctx.share(i_cols_, o);
-    lr_cols_ = ctx.share(i_cols_, core);
-  } else {
-    lr_cols_ = i_cols_;
-  }
+  // z over all of H, the entries of z split between the cores when they split H: C_eᵀz over this core's r is then
+  // a partial sum like the VQ part over its blocks, and it crosses to the other cores inside the partial gate/up
+  // rows they exchange anyway, so z itself never has to (the same bytes of D per core as a split of its rows).
+  shape_.z_rows = ctx.hidden;
+  shape_.r = partial_ ? ctx.share(r_, core) : r_;
+  r_ = shape_.r;
+  lr_cols_ = i_cols_;
   if (ctx.model.gated) projections_.push_back({"gate", rep_.gate});
   projections_.push_back({"up", rep_.up});
   if (!active()) return;
@@ -55,7 +55,6 @@ CardanCore::CardanCore(DecodeContext& ctx, std::uint32_t core, const MoeInputs& 
   sent_rows_.assign(n, std::vector<OpId>(p * ctx.lnc, kNoOp));
   rounds_.assign(opt_.reuse_shared_projections ? 1 : std::max<std::size_t>(n, 1), Round{});
   for (Round& r : rounds_) r.z_rows = r.z = r.table = std::vector<OpId>(p, kNoOp);
-  sent_z_.assign(rounds_.size(), std::vector<OpId>(p * ctx.lnc, kNoOp));
 }
 
 void CardanCore::load_shared() {
@@ -68,8 +67,8 @@ void CardanCore::load_shared() {
     }
     OpId d = kNoOp, bk = kNoOp;
     if (lr_) {
-      // D [H, r] in the kernel's tile layout: this core's rows are one contiguous block.
-      std::uint64_t bytes = std::uint64_t(std::max<std::uint32_t>(shape_.rows, 1)) * r_ * 2;
+      // D [H, r] in the kernel's tile layout: this core's columns of r, all of H.
+      std::uint64_t bytes = std::uint64_t(shape_.z_rows) * std::max<std::uint32_t>(r_, 1) * 2;
       d = b_.dma(c_, bytes, 128, Location::hbm, Location::sbuf, start, "shared_proj", label(core_, p.name + ".load_D"));
       b_.use(d, b_.buffer(c_, label(core_, p.name + ".D"), ceil_div(bytes, 128)));
     }
@@ -98,36 +97,13 @@ void CardanCore::compute_round(std::uint32_t round) {
   }
 }
 
-void CardanCore::send_z(std::uint32_t round) {
-  if (!lr_ || !partial_ || round >= rounds_.size()) return;
-  for (std::size_t p = 0; p < projections_.size(); ++p) {
-    if (!projections_[p].compressed) continue;
-    for (std::uint32_t o = 0; o < ctx_.lnc; ++o)
-      if (o != core_)
-        // [T, r] FP32: T partitions with one r x 4-byte run each.
-        sent_z_[round][p * ctx_.lnc + o] =
-            b_.dma(c_, std::uint64_t(r_) * shape_.tokens * 4, shape_.tokens, Location::sbuf, Location::peer,
-                   {rounds_[round].z_rows[p]}, "shared_proj",
-                   label(core_, projections_[p].name + (opt_.reuse_shared_projections ? "" : ".e" + std::to_string(round)) +
-                                    ".z_to_core" + std::to_string(o)),
-                   ctx_.exchange_queue(), static_cast<std::uint8_t>(o));
-  }
-}
-
-void CardanCore::finish_z(std::uint32_t round, const std::vector<CardanCore>& cores) {
+void CardanCore::finish_z(std::uint32_t round) {
   if (!lr_ || round >= rounds_.size()) return;
   Round& r = rounds_[round];
   for (std::size_t p = 0; p < projections_.size(); ++p) {
     if (!projections_[p].compressed) continue;
     std::string pn = projections_[p].name + (opt_.reuse_shared_projections ? "" : ".e" + std::to_string(round));
-    Deps ready{r.z_rows[p]};
-    if (partial_) {
-      for (const CardanCore& other : cores)
-        if (other.core_ != core_ && other.active()) ready.push_back(other.sent_z_[round][p * ctx_.lnc + core_]);
-      ready = {b_.compute(Engine::vector, OpKind::tensor_tensor, c_, r_, shape_.tokens, ready, "shared_proj",
-                          label(core_, pn + ".z_sum"), false, nullptr, Dtype::fp32)};
-    }
-    r.z[p] = z_to_columns(ctx_, core_, shape_, ready, *plan_, pn);
+    r.z[p] = z_to_columns(ctx_, core_, shape_, {r.z_rows[p]}, *plan_, pn);
   }
 }
 
@@ -215,7 +191,7 @@ ProjectionOut CardanCore::compressed_projection(std::uint32_t e, std::size_t p, 
     std::uint32_t c0 = nt * kBankColumns, n = std::min(kBankColumns, i_cols_ - c0);
     // The LR columns of this core inside the tile.
     std::uint32_t l0 = std::max(c0, lr_first_), l1 = std::min(c0 + n, lr_first_ + lr_cols_);
-    const bool has_lr = lr_ && l1 > l0;
+    const bool has_lr = lr_ && r_ > 0 && l1 > l0;
     if (!vq_ && !has_lr) {  // LR alone, H split: none of this core's columns of I fall in the tile
       out.accs.push_back(Accumulator{});
       out.ready.push_back(b_.compute(Engine::vector, OpKind::memset, c_, n, T, {}, "lr", label(core_, idx(pn + ".zero", nt)),

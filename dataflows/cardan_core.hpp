@@ -1,11 +1,12 @@
 // CardanCore: everything one physical core builds for the hybrid dataflow's routed experts (docs/cardan.md):
 //   o_e = Σ_b T[b, J_e[b, :]] + C_eᵀ z,   z = Dᵀ h,   T[b, k, t] = h_{b,t}ᵀ B_k.
-// Sharded as the dense kernel: one token -> the cores split H (this core's blocks of J_e and T, its rows of D;
-// the partial z are exchanged so that each core computes C_eᵀz for its half of I, and the partial gate/up rows
-// [T_e, I] are exchanged and summed), several tokens -> the cores split the tokens (a core's tokens routed to
+// Sharded as the dense kernel: one token -> the cores split H for the VQ part (this core's blocks of J_e and T)
+// and r for the LR part (its columns of D, its rows of C_e, z over all of H), so both parts are partial sums over
+// all of I, exchanged and summed as the partial gate/up rows [T_e, I] (z itself never crosses); several tokens ->
+// the cores split the tokens (a core's tokens routed to
 // the same expert share J_e, C_e and W_down: one index fetches all their code words, the matmuls carry T_e).
 // The steps are separate methods so the orchestration (cardan_moe.cpp) can interleave them across cores and
-// experts: shared rounds one expert ahead, gathers over expert groups in J arrival order.
+// experts: shared rounds one expert ahead, gathers over expert groups in J arrival order, heads before tails.
 #pragma once
 
 #include <memory>
@@ -32,10 +33,8 @@ class CardanCore {
   void load_shared();
   // The shared round `round` (one per token with reuse, one per expert without): partial z rows and T.
   void compute_round(std::uint32_t round);
-  // Sends this core's partial z rows of `round` to the other cores (H split).
-  void send_z(std::uint32_t round);
-  // z = Σ partials (H split), turned into [r, T].
-  void finish_z(std::uint32_t round, const std::vector<CardanCore>& cores);
+  // This core's z entries of `round` turned into [r, T].
+  void finish_z(std::uint32_t round);
   // Window 2/3: J_e, C_e (and uncompressed projections), then W_down of every expert, right after routing.
   void load_private();
   // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent);
@@ -80,7 +79,6 @@ class CardanCore {
   std::vector<Projection> projections_;
   std::vector<OpId> basis_, codebook_;  // per projection
   std::vector<Round> rounds_;
-  std::vector<std::vector<OpId>> sent_z_;  // [round][projection x core]
   std::vector<std::vector<OpId>> idx_load_, coef_load_, gathered_;  // [expert][projection]
   std::vector<std::vector<std::vector<OpId>>> dense_load_;         // [expert][projection][chunk]
   std::vector<DownWeights> down_;

@@ -1,11 +1,18 @@
-// The hybrid LR+VQ routed experts of docs/cardan.md on the cores of a rank, in the order a software-pipelined
-// kernel issues them (each engine's queue takes its instructions in this order):
-//   1. B and D (static, prefetched), the shared round: partial z rows and T, z exchanged and summed;
+// The hybrid LR+VQ routed experts of docs/cardan.md on the cores of a rank, in the order the compiler's
+// instruction scheduler lays out the unrolled kernel (each engine's queue takes its instructions in this order):
+//   1. B and D (static, prefetched), the shared round: z (this core's entries of r over all of H) and T;
 //   2. every expert's J_e and C_e, then every expert's W_down (addresses known right after routing);
 //   3. the gathers over expert groups in J arrival order, gate and up of a group adjacent, each expert's
-//      reduction waiting only for its own group's gathers; without reuse, each expert's shared round is issued
-//      one expert ahead of the expert that needs it, so TensorE computes it while GpSimd gathers the previous.
+//      reduction waiting only for its own group's gathers;
+//   4. the expert loop software-pipelined by one expert: expert e's gate/up (and the partial rows it sends to the
+//      other cores) before expert e-1's tail (partial sums added, φ, product, down), so the exchange and the φ
+//      chain of e-1 run while the engines work on e. Without reuse each expert's shared round is issued one expert
+//      ahead, its z turned into columns just before the expert that reads it.
+// NKI kernels are traced into straight-line code that neuronx-cc's scheduler reorders within the dependencies
+// (the NKI scheduling APIs exist to constrain that reordering); a fixed skew of one expert is the simplest order
+// that hides one expert's latency chain behind the next one's work.
 #include <algorithm>
+#include <optional>
 
 #include "dataflows/cardan_core.hpp"
 #include "dataflows/gather_groups.hpp"
@@ -27,22 +34,24 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   const bool split_h = lead.splits_h();
   auto shared_round = [&](std::uint32_t round) {
     each([&](CardanCore& c) { c.compute_round(round); });
-    each([&](CardanCore& c) { c.send_z(round); });
-    each([&](CardanCore& c) { c.finish_z(round, cores); });
   };
-  auto expert = [&](std::uint32_t e) {
+  auto finish_round = [&](std::uint32_t round) { each([&](CardanCore& c) { c.finish_z(round); }); };
+  // An expert's head: its gate/up (or their partial sums, sent to the other cores at once). Its tail: the partial
+  // sums added, φ, the product and the down projection.
+  auto head = [&](std::uint32_t e) {
     each([&](CardanCore& c) { c.project(e); });
-    if (split_h) {
-      each([&](CardanCore& c) { c.send_partials(e); });
-      each([&](CardanCore& c) { c.sum_partials(e, cores); });
-    }
+    if (split_h) each([&](CardanCore& c) { c.send_partials(e); });
+  };
+  auto tail = [&](std::uint32_t e) {
+    if (split_h) each([&](CardanCore& c) { c.sum_partials(e, cores); });
     each([&](CardanCore& c) { c.finish_expert(e); });
   };
 
   each([](CardanCore& c) { c.load_shared(); });
   shared_round(0);
+  finish_round(0);
   each([](CardanCore& c) { c.load_private(); });
-  std::uint32_t rounds = opt.reuse_shared_projections ? 1 : experts, next_round = 1;
+  std::uint32_t rounds = opt.reuse_shared_projections ? 1 : experts, next_round = 1, next_finish = 1;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
   if (opt.batch_gathers && lead.has_vq()) {
     std::vector<std::uint32_t> elements, tokens;
@@ -54,14 +63,24 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   } else {
     for (std::uint32_t e = 0; e < experts; ++e) groups.push_back({e, 1});
   }
+  // The expert loop as the compiler's scheduler lays it out (software-pipelined by one expert): expert e's head is
+  // issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e; a
+  // round's z is summed and transposed only just before the first expert that reads it.
+  std::optional<std::uint32_t> waiting;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto [first, count] = groups[g];
     // The rounds of the group's experts and one expert beyond it.
     while (next_round < std::min(rounds, first + count + 1)) shared_round(next_round++);
     std::string name = opt.batch_gathers ? "g" + std::to_string(g) : "e" + std::to_string(first);
     each([&](CardanCore& c) { c.gather(first, count, name); });
-    for (std::uint32_t e = first; e < first + count; ++e) expert(e);
+    for (std::uint32_t e = first; e < first + count; ++e) {
+      while (next_finish < std::min(rounds, e + 1)) finish_round(next_finish++);
+      head(e);
+      if (waiting) tail(*waiting);
+      waiting = e;
+    }
   }
+  if (waiting) tail(*waiting);
 }
 
 }  // namespace

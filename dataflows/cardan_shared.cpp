@@ -15,15 +15,15 @@ OpId shared_z_rows(DecodeContext& ctx, std::uint32_t core, const SharedShape& s,
                    const std::string& name) {
   KernelBuilder& b = ctx.b;
   const std::uint8_t c = static_cast<std::uint8_t>(core);
-  const std::uint32_t r = static_cast<std::uint32_t>(ctx.representation.r);
-  const std::uint32_t k_tiles = static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(s.rows, 1), 128));
+  const std::uint32_t r = s.r;
+  const std::uint32_t k_tiles = static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(s.z_rows, 1), 128));
   Deps drains;
   for (std::uint32_t n0 = 0; n0 < r; n0 += kBankColumns) {
     std::uint32_t n = std::min(kBankColumns, r - n0);
     Accumulator acc = plan.open(PsumRole::table, label(core, idx(name + ".z_acc", n0 / kBankColumns)));
     OpId last = kNoOp;
     for (std::uint32_t kt = 0; kt < k_tiles; ++kt)
-      last = b.matmul(c, std::min<std::uint32_t>(128, s.rows - kt * 128), s.tokens, n, kt == 0, acc,
+      last = b.matmul(c, std::min<std::uint32_t>(128, s.z_rows - kt * 128), s.tokens, n, kt == 0, acc,
                       kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
                       label(core, idx(name + ".z_mm", n0 / kBankColumns * k_tiles + kt)));
     drains.push_back(b.compute(Engine::vector, OpKind::tensor_copy, c, n, s.tokens, {last}, "shared_proj",
@@ -38,7 +38,7 @@ OpId z_to_columns(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, 
                   const std::string& name) {
   KernelBuilder& b = ctx.b;
   const std::uint8_t c = static_cast<std::uint8_t>(core);
-  const std::uint32_t r = static_cast<std::uint32_t>(ctx.representation.r);
+  const std::uint32_t r = s.r;
   const std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(r, 128));
   Accumulator acc = plan.open(PsumRole::layout, label(core, name + ".zT"));
   OpId last = kNoOp;

@@ -1,9 +1,9 @@
-// The hybrid dataflow's shared, routing-independent projections on one core (docs/cardan.md): z = Dᵀh over the
-// rows of D this core holds, and the table T[b, k, t] = h_{b,t}ᵀ B_k of every code word with every block of h
-// this core holds and every one of its tokens. z is computed as rows [T, r] so that the partial sums the cores
-// exchange sit on T partitions, one contiguous run of r FP32 each (a descriptor apiece, not 128 descriptors of
-// a few bytes), then turned into [r, T], the stationary operand of C_eᵀz. T is written [b, k, t]: the tokens
-// of a block and code word are adjacent, so one index fetches the values of all the expert's tokens.
+// The hybrid dataflow's shared, routing-independent projections on one core (docs/cardan.md): z = Dᵀh for the
+// columns of D this core holds (all of H: with H split the cores split r, see cardan_core.hpp), and the table
+// T[b, k, t] = h_{b,t}ᵀ B_k of every code word with every block of h this core holds and every one of its
+// tokens. z is computed as rows [T, r] (h stationary, D streaming its r columns), then turned into [r, T], the
+// stationary operand of C_eᵀz. T is written [b, k, t]: the tokens of a block and code word are adjacent, so one
+// index fetches the values of all the expert's tokens.
 #pragma once
 
 #include <string>
@@ -15,12 +15,14 @@
 namespace stasim {
 
 struct SharedShape {
-  std::uint32_t rows = 0;    // rows of H (of D, of h) this core holds
+  std::uint32_t rows = 0;    // rows of H (of h) this core's table and J_e cover
   std::uint32_t blocks = 0;  // rows / d: the blocks of h this core's table covers
   std::uint32_t tokens = 1;  // the core's tokens
+  std::uint32_t z_rows = 0;  // rows of D and h in this core's z (all of H when the cores split r)
+  std::uint32_t r = 0;       // columns of D (entries of z) this core computes
 };
 
-// Partial z rows [T, r] (FP32, SBUF): h [128 of H, T] stationary, D [128 of H, r] moving.
+// z rows [T, r] (FP32, SBUF): h [128 of H, T] stationary, D [128 of H, r] moving, over s.z_rows of H.
 OpId shared_z_rows(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
                    const std::string& name);
 // z rows [T, r] (after `ready`) to [r, T] (FP32, SBUF): r/128 TensorE transposes and a drain.

@@ -5,6 +5,7 @@
 // core's output. One token: the cores split H and exchange partial gate/up sums; several tokens: the cores
 // split the tokens. `--all-experts` runs all_expert_impl.py instead: every expert once over all tokens.
 #include <memory>
+#include <optional>
 
 #include "dataflows/expert_kernel.hpp"
 #include "dataflows/moe_block.hpp"
@@ -70,20 +71,34 @@ void dense_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<D
     // Every core runs every item on its share of H; the partial sums meet after gate/up.
     const CoreExperts& work = ex.cores[0];
     std::size_t items = ex.all_experts ? work.groups.size() : work.routes.size();
-    for (std::size_t i = 0; i < items; ++i) {
-      std::string name = "e" + std::to_string(i);
-      std::uint32_t T = ex.all_experts ? work.tokens : 1;
-      std::uint32_t column = ex.all_experts ? 0 : work.routes[i].token - work.first_token;
+    struct Item {
+      std::string name;
+      std::uint32_t T = 1, column = 0;
       std::vector<ExpertLoads> loads;
       std::vector<std::vector<GateUpTiles>> tiles;
+    };
+    // Software-pipelined by one item, as the compiler's scheduler lays out the unrolled loop (cardan_moe.cpp):
+    // item i's loads and gate/up are issued before item i-1's exchange and tail, so the partial sums cross
+    // between the cores while the engines work on item i.
+    auto finish = [&](Item& it) {
+      if (slice.partial) exchange_partials(ctx, it.tiles, it.T, it.name);
+      for (std::uint32_t c = 0; c < ctx.lnc; ++c) back(c, it.T, it.column, it.loads[c], it.tiles[c], it.name);
+    };
+    std::optional<Item> waiting;
+    for (std::size_t i = 0; i < items; ++i) {
+      Item it;
+      it.name = "e" + std::to_string(i);
+      it.T = ex.all_experts ? work.tokens : 1;
+      it.column = ex.all_experts ? 0 : work.routes[i].token - work.first_token;
       for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
-        auto [l, t] = front(c, T, name);
-        loads.push_back(std::move(l));
-        tiles.push_back(std::move(t));
+        auto [l, t] = front(c, it.T, it.name);
+        it.loads.push_back(std::move(l));
+        it.tiles.push_back(std::move(t));
       }
-      if (slice.partial) exchange_partials(ctx, tiles, T, name);
-      for (std::uint32_t c = 0; c < ctx.lnc; ++c) back(c, T, column, loads[c], tiles[c], name);
+      if (waiting) finish(*waiting);
+      waiting = std::move(it);
     }
+    if (waiting) finish(*waiting);
     return;
   }
   // Token split: each core its own tokens' routes over the whole H, one token per route.

@@ -10,6 +10,7 @@
 // [128 of I, I/128, T]. Each 512 columns make a layout round trip on the expert's critical path: PSUM drained
 // to SBUF, transposed by TensorE to token rows [4T, 128] and drained, transposed back to [128, T] per 128
 // columns and drained, then summed across cores (H split), φ and product as in the dense kernel.
+#include <optional>
 #include <algorithm>
 #include <memory>
 
@@ -139,15 +140,29 @@ void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<Do
   if (ex.shard == ShardOn::hidden) {
     const CoreExperts& work = ex.cores[0];
     std::size_t items = ex.all_experts ? work.groups.size() : work.routes.size();
-    for (std::size_t i = 0; i < items; ++i) {
-      std::string name = "e" + std::to_string(i);
-      std::uint32_t T = ex.all_experts ? work.tokens : 1;
-      std::vector<DownWeights> downs(ctx.lnc);
+    struct Item {
+      std::string name;
+      std::uint32_t T = 1;
+      std::vector<DownWeights> downs;
       std::vector<std::vector<GateUpTiles>> tiles;
-      for (std::uint32_t c = 0; c < ctx.lnc; ++c) tiles.push_back(front(c, T, name, downs[c]));
-      if (slice.partial) exchange_partials(ctx, tiles, T, name);
-      for (std::uint32_t c = 0; c < ctx.lnc; ++c) back(c, T, downs[c], tiles[c], name);
+    };
+    // Software-pipelined by one item as in the dense kernel (dense_moe.cpp): item i's gate/up before item i-1's
+    // exchange and tail.
+    auto finish = [&](Item& it) {
+      if (slice.partial) exchange_partials(ctx, it.tiles, it.T, it.name);
+      for (std::uint32_t c = 0; c < ctx.lnc; ++c) back(c, it.T, it.downs[c], it.tiles[c], it.name);
+    };
+    std::optional<Item> waiting;
+    for (std::size_t i = 0; i < items; ++i) {
+      Item it;
+      it.name = "e" + std::to_string(i);
+      it.T = ex.all_experts ? work.tokens : 1;
+      it.downs.resize(ctx.lnc);
+      for (std::uint32_t c = 0; c < ctx.lnc; ++c) it.tiles.push_back(front(c, it.T, it.name, it.downs[c]));
+      if (waiting) finish(*waiting);
+      waiting = std::move(it);
     }
+    if (waiting) finish(*waiting);
     return;
   }
   for (std::uint32_t c = 0; c < ctx.lnc; ++c)

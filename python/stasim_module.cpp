@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "stasim/stasim.hpp"
+#include "sim/studies/resolved_configs.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_runner.hpp"
 #include "sim/studies/sweep_table.hpp"
@@ -82,8 +83,24 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
                  const std::string& hw, const std::vector<std::int64_t>& d, const std::vector<std::int64_t>& r,
                  const std::vector<std::int64_t>& K, const std::vector<std::int64_t>& batch,
                  const std::map<std::string, std::vector<std::string>>& vary, std::int64_t layers,
-                 const std::string& down, int jobs, double point_time_limit) {
+                 const std::string& down, int jobs, double point_time_limit, const std::vector<std::string>& sets,
+                 std::optional<std::int64_t> tp, std::optional<std::int64_t> lnc, std::optional<std::int64_t> context,
+                 const std::string& routes, std::uint64_t routing_seed, bool reuse, bool batch_gathers,
+                 bool joint_psum, bool overlap, bool fuse_projections) {
   SweepSpec spec;
+  // What every point starts from, as the CLI's run options on `stasim sweep` (its own model, dataflow, d, r, K,
+  // batch, layers and down schedule come from the grid).
+  spec.base.sets = sets;
+  spec.base.tp = tp;
+  spec.base.lnc = lnc;
+  spec.base.context = context;
+  spec.base.routes = routes;
+  spec.base.routing_seed = routing_seed;
+  spec.base.no_reuse = !reuse;
+  spec.base.no_batch_gathers = !batch_gathers;
+  spec.base.no_joint_psum = !joint_psum;
+  spec.base.no_overlap = !overlap;
+  spec.base.fuse_projections = fuse_projections;
   spec.models = models;
   spec.dataflows = dataflows;
   spec.hw = hw;
@@ -96,6 +113,9 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   spec.down = down;
   std::vector<SweepRow> rows = guarded([&] {
     for (const std::string& name : spec.dataflows) registry().find(name);  // unknown names fail before any point runs
+    // As the CLI: a --set key that no config has fails before any point runs, not as an invalid row per point.
+    resolved_hardware(spec.hw, spec.base.sets);
+    for (const std::string& model : spec.models) resolved_model(model, spec.base.sets);
     std::vector<SweepPoint> grid = expand(spec, registry());  // as the CLI: one point per (d, r, K) a dataflow reads
     if (grid.empty()) throw InputError("the grid is empty");
     std::vector<SweepRow> out;
@@ -132,5 +152,9 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("d") = std::vector<std::int64_t>{8}, py::arg("r") = std::vector<std::int64_t>{384},
         py::arg("K") = std::vector<std::int64_t>{256}, py::arg("batch") = std::vector<std::int64_t>{1},
         py::arg("vary") = std::map<std::string, std::vector<std::string>>{}, py::arg("layers") = 0,
-        py::arg("down") = "weight-sbuf", py::arg("jobs") = 1, py::arg("point_time_limit") = 600.0);
+        py::arg("down") = "weight-sbuf", py::arg("jobs") = 1, py::arg("point_time_limit") = 600.0,
+        py::arg("sets") = std::vector<std::string>{}, py::arg("tp") = py::none(), py::arg("lnc") = py::none(),
+        py::arg("context") = py::none(), py::arg("routes") = "", py::arg("routing_seed") = 0,
+        py::arg("reuse") = true, py::arg("batch_gathers") = true, py::arg("joint_psum") = true,
+        py::arg("overlap") = true, py::arg("fuse_projections") = false);
 }

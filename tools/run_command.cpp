@@ -65,7 +65,8 @@ ResolvedConfigs run_configs(const RunRequest& r) {
 
 // The trace, graph and op table of one run (compare: one of each per dataflow, tagged with its name).
 void write_run_files(const RunOptions& o, const DecodeRun& r, const nlohmann::json& provenance, bool tagged) {
-  auto name = [&](const std::string& path) { return tagged ? path_with_tag(path, r.dataflow) : path; };
+  // '-' is stdout, never a file name to tag (check_outputs refuses it when several dataflows would share it).
+  auto name = [&](const std::string& path) { return tagged && path != "-" ? path_with_tag(path, r.dataflow) : path; };
   if (!o.trace.empty()) {
     TraceOptions options;
     options.title = r.dataflow;
@@ -76,7 +77,8 @@ void write_run_files(const RunOptions& o, const DecodeRun& r, const nlohmann::js
   if (!o.dot.empty()) write_dot_file(name(o.dot), r.decode.graph, r.result);
   if (!o.ops.empty()) {
     write_ops_file(name(o.ops), r.decode.graph, r.result, r.hw);
-    write_json_file(name(o.ops) + ".meta.json", {{"provenance", provenance}});
+    // The table's provenance sidecar goes next to a file; the rows on stdout have no place for one.
+    if (o.ops != "-") write_json_file(name(o.ops) + ".meta.json", {{"provenance", provenance}});
   }
 }
 
@@ -97,13 +99,18 @@ void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
     parse_trace_layers(o.trace_layers, std::numeric_limits<int>::max(), probe);
     if (o.trace.empty()) throw InputError("--trace-layers " + o.trace_layers + ": it selects what --trace writes; add --trace FILE");
   }
+  if (tags.size() > 1)
+    for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--trace", o.trace}, {"--dot", o.dot}, {"--ops", o.ops}})
+      if (path == "-")
+        throw InputError(std::string(option) + " -: compare writes one per dataflow (FILE." + tags[0] + ", FILE." + tags[1] +
+                         ", ...) and stdout takes only one: give a file name, or compare a single dataflow");
   std::vector<NamedPath> outputs = {{"--json", o.json}, {"--dump-config", o.dump_config}};
   for (const std::string& tag : tags) {
-    auto tagged = [&](const std::string& path) { return tag.empty() || path.empty() ? path : path_with_tag(path, tag); };
+    auto tagged = [&](const std::string& path) { return tag.empty() || path.empty() || path == "-" ? path : path_with_tag(path, tag); };
     outputs.push_back({"--trace", tagged(o.trace)});
     outputs.push_back({"--dot", tagged(o.dot)});
     outputs.push_back({"--ops", tagged(o.ops)});
-    outputs.push_back({"--ops", o.ops.empty() ? "" : tagged(o.ops) + ".meta.json"});
+    outputs.push_back({"--ops", o.ops.empty() || o.ops == "-" ? "" : tagged(o.ops) + ".meta.json"});
   }
   const RunRequest& r = o.request;
   check_output_paths(outputs, {{"--model", model_option("--model", r.model)}, {"--hw", hw_option("--hw", r.hw)}, {"--routes", r.routes}});

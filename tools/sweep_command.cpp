@@ -20,7 +20,7 @@
 #include "tools/request_options.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/decode_run.hpp"
-#include "sim/studies/available_cpus.hpp"
+#include "sim/core/available_cpus.hpp"
 #include "sim/studies/output_lock.hpp"
 #include "sim/studies/request_axes.hpp"
 #include "sim/studies/resolved_configs.hpp"

@@ -13,7 +13,7 @@ struct LowRankFitConfig {
   int rank = 384;              // r
   bool whiten = true;          // false: the plain fit Σ_e ‖R_e − D·C_e‖²_F (as if X Xᵀ were the identity)
   double ridge = 1e-6;         // added to the Gram X Xᵀ as ridge · trace(X Xᵀ)/H · I, so it is invertible
-  int threads = 0;             // 0: std::thread::hardware_concurrency(); the result does not depend on it
+  int threads = 0;             // 0: the CPUs this process may use (affinity); the result does not depend on it
 };
 
 struct LowRankFit {

@@ -1,5 +1,7 @@
 #include "workloads/parallel_chunks.hpp"
 
+#include "sim/core/available_cpus.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -9,10 +11,7 @@
 
 namespace stasim {
 
-int resolve_threads(int threads) {
-  if (threads > 0) return threads;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+int resolve_threads(int threads) { return threads > 0 ? threads : available_cpus(); }
 
 void parallel_chunks(std::int64_t chunks, int threads, const std::function<void(std::int64_t)>& fn) {
   const int workers = static_cast<int>(std::min<std::int64_t>(resolve_threads(threads), std::max<std::int64_t>(chunks, 1)));

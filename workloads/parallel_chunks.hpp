@@ -8,7 +8,7 @@
 
 namespace stasim {
 
-// threads ≤ 0 → std::thread::hardware_concurrency() (at least 1).
+// threads ≤ 0 → the CPUs this process may use (its affinity mask: sim/core/available_cpus.hpp).
 int resolve_threads(int threads);
 
 void parallel_chunks(std::int64_t chunks, int threads, const std::function<void(std::int64_t)>& fn);

@@ -22,7 +22,7 @@ struct KMeansConfig {
   double tolerance = 1e-5;      // stop when the relative decrease of the mean squared error falls below it
   std::int64_t training_points = 0;  // 0: train on all points; else on a seeded uniform subsample of that many
   std::uint64_t seed = 1;
-  int threads = 0;              // 0: std::thread::hardware_concurrency()
+  int threads = 0;              // 0: the CPUs this process may use (affinity)
 };
 
 struct KMeansResult {

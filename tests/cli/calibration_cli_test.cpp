@@ -57,9 +57,11 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
   // + 1 step-time ratio + the attention share = 20 targets.
   ASSERT_EQ(by_id.size(), 20u);
-  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "profile6.dma_active_us[hybrid_only]",
-                         "profile6.gpsimd_instructions[reuse]", "profile6.gpsimd_active_us[reuse]",
-                         "profile6.step_time_ratio[d2_r0_vs_d8_r384]"}) {
+  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "ablation.hybrid_only.reduction_vs_dense",
+                         "profile6.tensor_active_us[hybrid_only]", "profile6.dma_active_us[hybrid_only]",
+                         "profile6.dma_active_us[reuse]", "profile6.gpsimd_instructions[reuse]",
+                         "profile6.gpsimd_active_us[reuse]", "profile6.step_time_ratio[d2_r0_vs_d8_r384]",
+                         "attention_share.dense"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_TRUE(by_id[id]["pass"].get<bool>()) << id << ": " << by_id[id].dump();
   }
@@ -67,13 +69,12 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // issue (64 cycles) and TensorE dI/dt throttle (half rate from low load, 3 us ramp) in force.
   EXPECT_NEAR(by_id["dense.tpot_ms"]["predicted"].get<double>(), 7.851, 7.851 * 0.05);
   EXPECT_NEAR(by_id["cardan.tpot_ms"]["predicted"].get<double>(), 6.278, 6.278 * 0.05);
-  // The throttle lifts the six-layer tensor-active toward the measured (it was 467 / 272 us without it), but
-  // the attention phase now takes 12.7% of dense TPOT against 10.4 +- 2 points (README "Known gaps").
+  // With the expert loop software-pipelined and z split over r, hybrid alone is faster than dense (12.1%
+  // published); it was slower (-15%) while the partial z crossed between the cores every round.
+  EXPECT_GT(by_id["ablation.hybrid_only.reduction_vs_dense"]["predicted"].get<double>(), 0.0);
   EXPECT_GT(by_id["profile6.tensor_active_us[reuse]"]["predicted"].get<double>(), 400);
-  for (const char* id : {"attention_share.dense", "ablation.hybrid_only.reduction_vs_dense",
-                         "ablation.reuse.reduction_vs_previous", "ablation.batching.reduction_vs_previous",
-                         "profile6.tensor_active_us[hybrid_only]", "profile6.tensor_active_us[reuse]",
-                         "profile6.dma_active_us[reuse]", "profile6.gpsimd_instructions[reuse_and_batching]",
+  for (const char* id : {"ablation.reuse.reduction_vs_previous", "ablation.batching.reduction_vs_previous",
+                         "profile6.tensor_active_us[reuse]", "profile6.gpsimd_instructions[reuse_and_batching]",
                          "profile6.gpsimd_active_us[reuse_and_batching]", "profile6.gpsimd_active_us_by_rate[d4_r256]",
                          "profile6.gpsimd_active_us_by_rate[d8_r384]", "profile6.gpsimd_active_us_by_rate[d2_r0]",
                          "profile6.hbm_read_change[d8_r384_vs_d4_r256]", "profile6.hbm_read_change[d2_r0_vs_d8_r384]"}) {
@@ -87,11 +88,11 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 6 layers x 2 cores x 8 experts x 2 projections = 192 gathers of one group plus the uint8 widening = 384.
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse]"]["predicted"].get<double>(), 384);
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse_and_batching]"]["predicted"].get<double>(), 384);
-  EXPECT_EQ(doc["passed"].get<int>(), 6);
+  EXPECT_EQ(doc["passed"].get<int>(), 10);
 
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
   // published); attention is 3.03% of Qwen3's decoder weights; the critical engines are right; the ablation
-  // directions are not (hybrid alone is slower than dense, and batching changes nothing at (4, 256)).
+  // directions are not all (hybrid alone and reuse lower TPOT, but batching changes nothing at (4, 256)).
   std::map<std::string, nlohmann::json> facts;
   for (const auto& f : doc["facts"]) facts[f["id"].get<std::string>()] = f;
   ASSERT_EQ(facts.size(), 4u);
@@ -113,7 +114,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
 TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
   Outcome o = run_stasim("validate --quiet");
   EXPECT_EQ(o.code, 1) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("check failed: 14 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
+  EXPECT_THAT(o.text, HasSubstr("check failed: 10 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
   o = run_stasim("validate --quiet --report-only");
   EXPECT_EQ(o.code, 0) << o.text;
 }

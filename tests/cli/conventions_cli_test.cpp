@@ -122,6 +122,28 @@ TEST(JsonToStdout, AnyOutputMayBeStdoutButOnlyOne) {
   EXPECT_THAT(both.text, HasSubstr("error: --trace -: --json already writes to stdout ('-'); name a file for one"));
 }
 
+TEST(JsonToStdout, StdoutIsNeverAFileNamedDash) {
+  // Run from an empty folder: nothing may appear in it (these used to write "-.meta.json", "-.dense", "-.cardan").
+  const std::filesystem::path dir = tmp("dash_dir");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string in_dir = "cd " + dir.string() + " && " + std::string(STASIM_BINARY) + " ";
+  // run: the op table on stdout, without its provenance sidecar (a sidecar needs a file to sit next to).
+  Output ops = stasim::test::run_shell(in_dir + "run --layers 1 --quiet --ops - 2>/dev/null");
+  ASSERT_EQ(ops.code, 0) << ops.text;
+  EXPECT_EQ(ops.text.rfind("op,core,queue,engine,", 0), 0u) << ops.text.substr(0, 200);
+  // compare of one dataflow: its table on stdout, untagged.
+  Output one = stasim::test::run_shell(in_dir + "compare --dataflows cardan --layers 1 --quiet --ops - 2>/dev/null");
+  ASSERT_EQ(one.code, 0) << one.text;
+  EXPECT_EQ(one.text.rfind("op,core,queue,engine,", 0), 0u) << one.text.substr(0, 200);
+  // compare of two dataflows writes one per dataflow: stdout cannot take both.
+  Output two = stasim::test::run_shell(in_dir + "compare --layers 1 --quiet --trace -");
+  EXPECT_EQ(two.code, 2) << two.text;
+  EXPECT_THAT(two.text, HasSubstr("error: --trace -: compare writes one per dataflow (FILE.dense, FILE.cardan, ...) and "
+                                  "stdout takes only one: give a file name, or compare a single dataflow"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << std::filesystem::directory_iterator(dir)->path();
+}
+
 TEST(QuietAndVerbose, EveryCommandTakesBoth) {
   for (const std::string& command : kCommands) {
     Output o = run_stasim(command + " --help");

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/studies/available_cpus.hpp"
+#include "sim/core/available_cpus.hpp"
 #include "sim/studies/sweep_table.hpp"
 #include "tests/cli/cli_runner.hpp"
 

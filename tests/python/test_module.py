@@ -77,6 +77,20 @@ class SweepTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             stasim.sweep(dataflows=["cardan"], layers=1, vary={"option.reuse": ["maybe"]})
 
+    def test_run_options_apply_to_every_point(self):
+        # sets, tp, context and the switches are the base of every point, as run's options on `stasim sweep`:
+        # each row equals run() with the same options (dense once, cardan once: 2 points).
+        options = dict(sets=["core.dma.engines=8"], tp=2, context=512, reuse=False)
+        rows = stasim.sweep(dataflows=["dense", "cardan"], layers=1, **options)
+        self.assertEqual(len(rows), 2)
+        for row in rows:
+            alone = stasim.run(dataflow=row["dataflow"], layers=1, down="weight-sbuf", **options)
+            self.assertEqual(row["tpot_us"], alone["tpot_us"])
+        plain = stasim.sweep(dataflows=["cardan"], layers=1)
+        self.assertNotEqual(plain[0]["tpot_us"], rows[1]["tpot_us"])
+        with self.assertRaises(ValueError):
+            stasim.sweep(dataflows=["dense"], layers=1, sets=["core.dma.enignes=8"])
+
     def test_unknown_dataflow_raises_value_error(self):
         with self.assertRaises(ValueError):
             stasim.sweep(dataflows=["nope"], layers=1)

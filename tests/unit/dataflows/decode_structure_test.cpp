@@ -56,9 +56,9 @@ TEST(DecodeStructure, ActivationStationaryDownUsesWideMatmulsAndALayoutConversio
 
 TEST(DecodeStructure, SharedProjectionsOncePerLayerWithReuseAndPerExpertWithout) {
   Built on = build("qwen3-30b-a3b", "cardan", layers(2));
-  // z (rows, one 384-column bank: 8 H tiles of this core's 1024 rows) and T (128 blocks, 1 token) per
-  // projection per core per layer.
-  EXPECT_EQ(count_ops(on.decode.graph, ".z_mm[", "L1.c0."), 2u * 8u);
+  // z (rows over all 2048 of H = 16 tiles, this core's 192 of r's 384 columns in one bank) and T (128 blocks,
+  // 1 token) per projection per core per layer.
+  EXPECT_EQ(count_ops(on.decode.graph, ".z_mm[", "L1.c0."), 2u * 16u);
   EXPECT_EQ(count_ops(on.decode.graph, ".z_drain", "L1.c0."), 2u);
   EXPECT_EQ(count_ops(on.decode.graph, ".T_mm[", "L1.c0."), 2u);
   DataflowOptions off = layers(2);

@@ -120,25 +120,30 @@ TEST(ShardingStructure, MixtralKeepsHSplitWithSeveralTokens) {
 TEST(ShardingStructure, HybridAtOneTokenSplitsHAndExchangesOnFewPartitions) {
   Built b = build_at("qwen3-30b-a3b", "cardan", 1);
   const ScheduleGraph& g = b.decode.graph;
-  // This core's rows of D [1024, 384] and blocks of J (1024 / 8 = 128 blocks x 192); C_e for its 96 of I's
-  // 192 columns.
-  EXPECT_EQ(op_named(g, "L0.c0.gate.load_D").bytes, 1024u * 384u * 2u);
+  // This core's blocks of J (1024 / 8 = 128 blocks x 192); r split instead of H for the LR part: D [2048, 192]
+  // (this core's half of r over all of H, the same bytes as half of H's rows) and C_e's 192 rows of r for all
+  // 192 of I's columns.
+  EXPECT_EQ(op_named(g, "L0.c0.gate.load_D").bytes, 2048u * 192u * 2u);
   EXPECT_EQ(op_named(g, "L0.c1.e0.gate.load_J").bytes, 128u * 192u);
-  EXPECT_EQ(op_named(g, "L0.c1.e0.up.load_C").bytes, 384u * 96u * 2u);
-  // The partial z [1, 384] FP32 travels as one 1536-byte run on one partition, not 128 runs of 12 bytes.
-  const Op& z = op_named(g, "L0.c0.gate.z_to_core1");
-  EXPECT_EQ(z.bytes, 1536u);
-  EXPECT_EQ(z.partitions, 1u);
-  // So do the partial gate rows [1, 192] FP32.
+  EXPECT_EQ(op_named(g, "L0.c1.e0.up.load_C").bytes, 192u * 192u * 2u);
+  // z never crosses: C_eᵀz over this core's r is a partial sum carried by the gate/up exchange.
+  EXPECT_EQ(count_ops(g, "z_to_core", "L0."), 0u);
+  EXPECT_EQ(count_ops(g, "z_sum", "L0."), 0u);
+  EXPECT_EQ(count_ops(g, ".z_mm[", "L0.c0.gate"), 16u);  // 2048 / 128 tiles of H, 192 columns in one bank
+  EXPECT_EQ(op_named(g, "L0.c0.gate.z_mm[0]").n, 192u);
+  // The partial gate rows [1, 192] FP32 travel as one 768-byte run on one partition, not 128 runs of 6 bytes.
   const Op& rows = op_named(g, "L0.c0.e3.up.to_core1");
   EXPECT_EQ(rows.bytes, 768u);
   EXPECT_EQ(rows.partitions, 1u);
-  // C_eᵀz covers this core's 96 columns: 3 r tiles of 128, n = 96; the VQ reduction all 192 over 128 blocks.
-  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.lr_mm[0]").n, 96u);
+  // C_eᵀz covers all 192 columns over 2 r tiles (128 + 64 of this core's 192); the VQ reduction all 192 over
+  // this core's 128 blocks.
+  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.lr_mm[0]").n, 192u);
+  EXPECT_EQ(op_named(g, "L0.c0.e0.gate.lr_mm[1]").k, 64u);
+  EXPECT_EQ(count_ops(g, ".gate.lr_mm[", "L0.c0.e0."), 2u);
   EXPECT_EQ(op_named(g, "L0.c0.e0.gate.vq_sum[0]").n, 192u);
   EXPECT_EQ(op_named(g, "L0.c0.e0.gate.vq_sum[0]").k, 128u);
-  // The summed z waits for the other core's partial.
-  EXPECT_TRUE(waits_for(g, find_named(g, "L0.c1.gate.z_sum"), find_named(g, "L0.c0.gate.z_to_core1")));
+  // The partial rows carry the LR part: the exchange waits for the last C_eᵀz matmul.
+  EXPECT_TRUE(waits_for(g, find_named(g, "L0.c0.e0.gate.to_core1"), find_named(g, "L0.c0.e0.gate.lr_mm[1]")));
 }
 
 TEST(ShardingStructure, HybridWithSeveralTokensSplitsThemAndNeedsNoExchange) {

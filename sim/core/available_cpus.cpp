@@ -1,4 +1,4 @@
-#include "sim/studies/available_cpus.hpp"
+#include "sim/core/available_cpus.hpp"
 
 #include <sched.h>
 
