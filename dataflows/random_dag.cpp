@@ -1,6 +1,5 @@
 #include "dataflows/random_dag.hpp"
 
-#include <cstdio>
 #include <random>
 
 namespace stasim {
@@ -9,11 +8,23 @@ ScheduleGraph random_dag(std::size_t count, std::uint32_t cores, std::uint64_t s
   std::mt19937_64 rng(seed);
   auto pick = [&rng](std::uint64_t n) { return rng() % n; };  // not std::uniform_*: identical on every platform
   ScheduleGraph g;
-  g.reserve(count, count * 2);
-  char name[16];
+  // Names are "op" and the id in at least 7 digits ("op0000042"); written by hand, as printf costs more than
+  // the rest of an op's construction.
+  g.reserve(count, count * 2, count * (count > 10000000 ? 11 : 9));
+  char name[24];
   auto add = [&](const Op& op) {
-    std::snprintf(name, sizeof name, "op%07zu", g.size());
-    return g.add_op(op, name);
+    std::size_t id = g.size(), digits = 0;
+    char reversed[20];
+    do {
+      reversed[digits++] = static_cast<char>('0' + id % 10);
+      id /= 10;
+    } while (id > 0);
+    std::size_t length = 0;
+    name[length++] = 'o';
+    name[length++] = 'p';
+    for (std::size_t pad = digits; pad < 7; ++pad) name[length++] = '0';
+    while (digits > 0) name[length++] = reversed[--digits];
+    return g.add_op(op, std::string_view(name, length));
   };
   std::uint32_t next_bank = 0;
   while (g.size() < count) {

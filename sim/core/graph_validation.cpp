@@ -307,11 +307,12 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
     for (std::size_t i = 1; i < q.ops.size(); ++i) prev_in_queue[q.ops[i]] = q.ops[i - 1];
   std::vector<std::uint32_t> visited(n, 0xFFFFFFFFu);
   std::uint32_t stamp = 0;
+  std::vector<OpId> stack;  // one for every group: a search allocates nothing once it has grown
   for (const PsumGroup& grp : g.psum_groups()) {
     if (grp.release_op == kNoOp || grp.release_op == grp.last_op) continue;
     ++stamp;
     bool found = false;
-    std::vector<OpId> stack{grp.release_op};
+    stack.assign(1, grp.release_op);
     while (!stack.empty() && !found) {
       OpId v = stack.back();
       stack.pop_back();

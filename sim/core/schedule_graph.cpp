@@ -43,8 +43,10 @@ std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::
   // Builders emit long runs on few queues: remember the last lookups before hashing.
   for (const auto& [k, index] : recent_queues_)
     if (k == key) return index;
-  auto [it, inserted] = queue_lookup_.emplace(key, static_cast<std::uint32_t>(queues_.size()));
-  if (inserted) {
+  // find before emplace: emplace would allocate a node on every lookup, even of a queue that exists.
+  auto it = queue_lookup_.find(key);
+  if (it == queue_lookup_.end()) {
+    it = queue_lookup_.emplace(key, static_cast<std::uint32_t>(queues_.size())).first;
     Queue q;
     q.core = core;
     q.engine = engine;
@@ -185,8 +187,9 @@ OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name) 
   return add_op(std::move(gen), ".dge", dma_name);
 }
 
-void ScheduleGraph::reserve(std::size_t ops, std::size_t deps) {
+void ScheduleGraph::reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes) {
   ops_.reserve(ops);
+  names_.reserve(name_bytes);
   name_end_.reserve(ops);
   queue_of_.reserve(ops);
   edge_from_.reserve(deps);

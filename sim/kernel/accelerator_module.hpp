@@ -32,6 +32,10 @@ class AcceleratorModule {
   // in an earlier run, or its clock is used up).
   RawRun run(const RunGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
 
+  // The flat graph that runs are built into (make_run_graph), kept with the kernel so that its memory serves
+  // every run of the process.
+  RunGraph& flat_graph() { return flat_; }
+
   // Picoseconds of simulated time left on the kernel's clock for later runs.
   std::uint64_t clock_left_ps() const;
 
@@ -39,6 +43,7 @@ class AcceleratorModule {
   AcceleratorModule();
   RawRun take_result(const OpLocator& where);
 
+  RunGraph flat_;
   RunState state_;
   PsumBankModel psum_;
   std::vector<std::unique_ptr<EngineModule>> engines_;  // the first `bound_` serve this run's compute queues

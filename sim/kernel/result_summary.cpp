@@ -57,27 +57,74 @@ double overlap_share(const ScheduleGraph& graph, const SimResult& result, const 
 
 namespace {
 
-Intervals merged(const Intervals& a, const Intervals& b) {
-  Intervals out(a.size() + b.size());
-  std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin());
-  return out;
-}
+// Union length of intervals fed in order of start.
+class SortedUnion {
+ public:
+  void add(Picoseconds start_ps, Picoseconds end_ps) {
+    if (!open_ || start_ps > cur_end_) {
+      if (open_) total_ += cur_end_ - cur_start_;
+      cur_start_ = start_ps;
+      cur_end_ = end_ps;
+      open_ = true;
+    } else {
+      cur_end_ = std::max(cur_end_, end_ps);
+    }
+  }
+  Picoseconds length() const { return open_ ? total_ + cur_end_ - cur_start_ : 0; }
+
+ private:
+  Picoseconds total_ = 0, cur_start_ = 0, cur_end_ = -1;
+  bool open_ = false;
+};
+
+// The union lengths of one engine's queues, per core and over all of them, in one pass: a k-way merge by start
+// over cursors into the queues (each is sorted by start: a queue runs in program order), so no interval is
+// copied and each op's timing is read once; a core's intervals, taken out of that order, are in order of start
+// too. The union of a set of intervals does not depend on the order of equal starts, so this equals sorting.
+class EngineUnion {
+ public:
+  // `per_core` gets one length per core (it must have an entry for every queue's core); returns the union.
+  Picoseconds lengths(const std::vector<const Queue*>& queues, const std::vector<OpTiming>& t,
+                      std::vector<Picoseconds>& per_core) {
+    std::vector<SortedUnion> cores(per_core.size());
+    SortedUnion all;
+    heads_.clear();
+    for (std::uint32_t i = 0; i < queues.size(); ++i)
+      if (!queues[i]->ops.empty()) heads_.push_back({t[queues[i]->ops[0]].start_ps, i, 0});
+    std::make_heap(heads_.begin(), heads_.end(), later);
+    while (!heads_.empty()) {
+      std::pop_heap(heads_.begin(), heads_.end(), later);
+      Head& h = heads_.back();
+      const Queue& q = *queues[h.queue];
+      const OpTiming& op = t[q.ops[h.position]];
+      cores[q.core].add(op.start_ps, op.end_ps);
+      all.add(op.start_ps, op.end_ps);
+      if (++h.position < q.ops.size()) {
+        h.start_ps = t[q.ops[h.position]].start_ps;
+        std::push_heap(heads_.begin(), heads_.end(), later);
+      } else {
+        heads_.pop_back();
+      }
+    }
+    for (std::size_t c = 0; c < cores.size(); ++c) per_core[c] = cores[c].length();
+    return all.length();
+  }
+
+ private:
+  struct Head {
+    Picoseconds start_ps;
+    std::uint32_t queue;
+    std::uint32_t position;
+  };
+  static bool later(const Head& a, const Head& b) { return a.start_ps > b.start_ps; }
+  std::vector<Head> heads_;
+};
 
 }  // namespace
 
 void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& r) {
-  // Each queue runs in program order, so its intervals come sorted by start: merge queues instead of sorting.
-  std::vector<std::array<Intervals, kEngineCount>> per_core(hw.lnc);
   r.per_core.assign(hw.lnc, {});
   r.total_ps = 0;
-  for (const Queue& q : graph.queues()) {
-    Intervals mine;
-    mine.reserve(q.ops.size());
-    for (OpId v : q.ops) mine.emplace_back(r.ops[v].start_ps, r.ops[v].end_ps);
-    int e = static_cast<int>(q.engine);
-    Intervals& into = per_core[q.core][e];
-    into = into.empty() ? std::move(mine) : merged(into, mine);
-  }
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& op = graph.op(v);
     r.total_ps = std::max(r.total_ps, r.ops[v].end_ps);
@@ -91,16 +138,19 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
       if (op.dst == Location::hbm) r.hbm_write_bytes += op.bytes;
     }
   }
+  EngineUnion union_of;
+  std::vector<const Queue*> queues;
+  std::vector<Picoseconds> per_core(hw.lnc);
   for (int e = 0; e < kEngineCount; ++e) {
-    Intervals all;
+    queues.clear();
+    for (const Queue& q : graph.queues())
+      if (static_cast<int>(q.engine) == e) queues.push_back(&q);
+    r.engines[e].active_ps = union_of.lengths(queues, r.ops, per_core);
     for (std::uint32_t c = 0; c < hw.lnc; ++c) {
-      r.per_core[c][e].active_ps = sorted_union_length(per_core[c][e]);
-      r.per_core[c][e].active_sum_ps = r.per_core[c][e].active_ps;
-      r.engines[e].active_sum_ps += r.per_core[c][e].active_ps;
-      all = all.empty() ? std::move(per_core[c][e]) : merged(all, per_core[c][e]);
-      Intervals().swap(per_core[c][e]);  // keep the peak memory at one copy of the intervals
+      r.per_core[c][e].active_ps = per_core[c];
+      r.per_core[c][e].active_sum_ps = per_core[c];
+      r.engines[e].active_sum_ps += per_core[c];
     }
-    r.engines[e].active_ps = sorted_union_length(all);
   }
   r.dma_active_ps = r.engines[static_cast<int>(Engine::dma)].active_ps;
 }

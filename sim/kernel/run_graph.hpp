@@ -2,7 +2,8 @@
 // once, before the run (the cost formulas are pure: engines/cost_model.hpp, memory/dma_cost.hpp), and kept
 // in a 16-byte record with what the kernel reads on every start and finish (core, engine, PSUM bank), so the
 // event loop touches neither the 72-byte Op nor a cost formula. Successors are the graph's own out-edge lists
-// (compressed rows in insertion order); queues are the graph's. Built by make_run_graph (sim/kernel/simulate.hpp).
+// (compressed rows in insertion order); queues are the graph's. Built by make_run_graph (sim/kernel/simulate.hpp),
+// into the process kernel's one RunGraph, whose memory serves run after run.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,7 @@ struct RunGraph {
   const ScheduleGraph* graph = nullptr;
   std::vector<RunOp> ops;
   std::vector<RunDma> dma;
-  std::vector<OpId> group_release;   // per PSUM group: the op whose end frees its bank
+  std::vector<OpId> last_in_queue;   // make_run_graph's working memory, kept with the rest
   Picoseconds semaphore_ps = 0;      // added to a dependency between two engines or two cores
 };
 

@@ -12,8 +12,6 @@ void RunState::reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_
   timing_.assign(n, OpTiming{});
   remaining_.resize(n);
   for (OpId v = 0; v < n; ++v) remaining_[v] = static_cast<std::uint32_t>(graph_->in_degree(v));
-  ready_ps_.assign(n, 0);
-  ready_by_.assign(n, kNoOp);
   head_.assign(graph_->queues().size(), 0);
   listeners_.assign(graph_->queues().size(), nullptr);
   psum_ = nullptr;
@@ -25,14 +23,13 @@ OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
   std::uint32_t h = head_[queue];
   OpId op = ops[h];
   OpTiming& t = timing_[op];
-  t.start_ps = now_ps;
   // The binding constraint is the latest one; ties go to data dependencies, then PSUM, then program order.
   Picoseconds best = -1;
-  if (ready_by_[op] != kNoOp) {
-    best = ready_ps_[op];
+  if (t.bound_op != kNoOp) {  // the readiness recorded by finish(): its latest dependency and when it allowed
+    best = t.start_ps;
     t.bound = BoundKind::dep;
-    t.bound_op = ready_by_[op];
   }
+  t.start_ps = now_ps;
   if (psum_wait != kNoOp && timing_[psum_wait].end_ps > best) {
     best = timing_[psum_wait].end_ps;
     t.bound = BoundKind::psum;
@@ -55,13 +52,14 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
     OpId t = graph_->target(e);
     const RunOp& c = run_->ops[t];
     Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps_ : 0);
-    if (ready_by_[t] == kNoOp || ready > ready_ps_[t]) {
-      ready_ps_[t] = ready;
-      ready_by_[t] = op;
+    OpTiming& r = timing_[t];  // not started yet: start_ps and bound_op hold its readiness
+    if (r.bound_op == kNoOp || ready > r.start_ps) {
+      r.start_ps = ready;
+      r.bound_op = op;
     }
     if (--remaining_[t] == 0) {
       std::uint32_t q = graph_->queue_of(t);
-      if (head(q) == t && listeners_[q]) listeners_[q]->wake(ready_ps_[t]);
+      if (head(q) == t && listeners_[q]) listeners_[q]->wake(r.start_ps);
     }
   }
   if (psum_ && o.releases_bank >= 0) psum_->finished(op, now_ps);

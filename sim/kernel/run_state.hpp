@@ -51,7 +51,8 @@ class RunState {
     return head_[queue] < ops.size() ? ops[head_[queue]] : kNoOp;
   }
   bool deps_done(OpId op) const { return remaining_[op] == 0; }
-  Picoseconds ready_ps(OpId op) const { return ready_ps_[op]; }
+  // When the op's dependencies allow it to start (semaphore latency included); -1 while none has finished.
+  Picoseconds ready_ps(OpId op) const { return timing_[op].start_ps; }
   // The op's cost, computed before the run (RunGraph).
   Picoseconds duration_ps(OpId op) const { return run_->ops[op].duration_ps; }
 
@@ -72,10 +73,11 @@ class RunState {
   const HardwareConfig* hw_ = nullptr;
   std::uint64_t origin_ = 0;
   Picoseconds semaphore_ps_ = 0;
+  // Until an op starts, its record holds its readiness: start_ps the time its latest finished dependency
+  // allows (-1 before any), bound_op that dependency (kNoOp before any); start() then writes the real values.
+  // This saves two per-op arrays (12 bytes per op) that would only be read before the start.
   std::vector<OpTiming> timing_;
-  std::vector<std::uint32_t> remaining_;
-  std::vector<Picoseconds> ready_ps_;
-  std::vector<OpId> ready_by_;
+  std::vector<std::uint32_t> remaining_;   // per op: dependencies not finished yet
   std::vector<std::uint32_t> head_;
   std::vector<QueueListener*> listeners_;
   PsumArbiter* psum_ = nullptr;

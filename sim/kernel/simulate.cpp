@@ -1,6 +1,7 @@
 #include "sim/kernel/simulate.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "engines/cost_model.hpp"
 #include "memory/dma_cost.hpp"
@@ -12,54 +13,61 @@
 
 namespace stasim {
 
-RunGraph make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw) {
-  RunGraph run;
+void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGraph& run) {
   run.graph = &graph;
   run.semaphore_ps = ps_from_ns(hw.semaphore_ns);
+  // Every record is written below: resize keeps the old contents, no fill.
   run.ops.resize(graph.size());
-  for (const Queue& q : graph.queues()) {
-    for (std::size_t i = 0; i < q.ops.size(); ++i) {
-      OpId v = q.ops[i];
-      const Op& o = graph.op(v);
-      RunOp& r = run.ops[v];
-      r.core = o.core;
-      r.engine = o.engine;
-      r.psum_bank = o.psum_bank;
-      r.releases_bank = o.releases_psum_bank;
-      if (o.engine == Engine::dma) {
-        // An explicit duration occupies the queue and no bandwidth.
-        RunDma d;
-        d.uses_hbm = cost::touches_hbm(o);
-        d.crosses_cores = cost::crosses_cores(o);
-        if (o.duration_ps >= 0) {
-          r.duration_ps = o.duration_ps;
-        } else {
-          const cost::DmaPlan plan = cost::plan_dma(o, hw);
-          r.duration_ps = plan.issue_ps;
-          d.bytes = static_cast<double>(o.bytes);
-          d.max_bytes_per_ps = plan.max_bytes_per_ps;
-          d.descriptor_ps = plan.descriptor_ps;
-        }
-        r.aux = static_cast<std::uint32_t>(run.dma.size());
-        run.dma.push_back(d);
-        continue;
+  std::size_t transfers = 0;
+  for (const Queue& q : graph.queues())
+    if (q.engine == Engine::dma) transfers += q.ops.size();
+  run.dma.clear();
+  run.dma.reserve(transfers);
+  // In id order, which reads the ops front to back (a queue's ops are spread over the whole graph); a queue's
+  // ops come in id order too (add_op appends), so the op before each in its queue is the last one seen there.
+  std::vector<OpId>& last_in_queue = run.last_in_queue;
+  last_in_queue.assign(graph.queues().size(), kNoOp);
+  for (OpId v = 0; v < graph.size(); ++v) {
+    const Op& o = graph.op(v);
+    RunOp& r = run.ops[v];
+    OpId previous = std::exchange(last_in_queue[graph.queue_of(v)], v);
+    r.core = o.core;
+    r.engine = o.engine;
+    r.psum_bank = o.psum_bank;
+    r.releases_bank = o.releases_psum_bank;
+    if (o.engine == Engine::dma) {
+      // An explicit duration occupies the queue and no bandwidth.
+      RunDma d;
+      d.uses_hbm = cost::touches_hbm(o);
+      d.crosses_cores = cost::crosses_cores(o);
+      if (o.duration_ps >= 0) {
+        r.duration_ps = o.duration_ps;
+      } else {
+        const cost::DmaPlan plan = cost::plan_dma(o, hw);
+        r.duration_ps = plan.issue_ps;
+        d.bytes = static_cast<double>(o.bytes);
+        d.max_bytes_per_ps = plan.max_bytes_per_ps;
+        d.descriptor_ps = plan.descriptor_ps;
       }
-      // The op reads its queue predecessor's result: it pays the static overhead of dependent chains.
-      bool dependent = false;
-      if (i > 0)
-        for (ScheduleGraph::EdgeId e : graph.in_edges(v))
-          if (graph.source(e) == q.ops[i - 1]) dependent = true;
-      r.aux = o.psum_group;
-      r.duration_ps = cost::op_duration(o, hw, dependent);
+      r.aux = static_cast<std::uint32_t>(run.dma.size());
+      run.dma.push_back(d);
+      continue;
     }
+    // The op reads its queue predecessor's result: it pays the static overhead of dependent chains.
+    bool dependent = false;
+    if (previous != kNoOp)
+      for (ScheduleGraph::EdgeId e : graph.in_edges(v))
+        if (graph.source(e) == previous) dependent = true;
+    r.aux = o.psum_group;
+    r.duration_ps = cost::op_duration(o, hw, dependent);
   }
-  return run;
 }
 
 RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where) {
   auto begin = std::chrono::steady_clock::now();
-  RunGraph run = make_run_graph(graph, hw);
-  RawRun raw = AcceleratorModule::of_this_process().run(run, hw, where);
+  AcceleratorModule& top = AcceleratorModule::of_this_process();
+  make_run_graph(graph, hw, top.flat_graph());
+  RawRun raw = top.run(top.flat_graph(), hw, where);
   raw.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   return raw;
 }

@@ -15,8 +15,9 @@ namespace stasim {
 SimResult simulate(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {},
                    const BufferLocator& buffer_where = {});
 
-// The flat form of a validated graph, with every op's cost computed (the graph must outlive it).
-RunGraph make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw);
+// The flat form of a validated graph, with every op's cost computed (the graph must outlive it), written into
+// `run` over what it held before (its memory is reused: no allocation when it held a graph as large).
+void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGraph& run);
 // Runs the kernel without validating or summarizing (the bench times these phases separately). Throws
 // DeadlockError, naming ops by `where`, when the run ends with ops not executed.
 RawRun run_kernel(const ScheduleGraph& graph, const HardwareConfig& hw, const OpLocator& where = {});
