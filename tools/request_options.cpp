@@ -16,9 +16,9 @@ void add_deployment_options(CLI::App* sub, DeploymentOptions& d) {
       sub->add_option("--context", d.context, "tokens in the KV cache (default: the model's deployment)")->default_str("");
 }
 
-void add_routing_options(CLI::App* sub, RunRequest& r) {
+CLI::Option* add_routing_options(CLI::App* sub, RunRequest& r) {
   sub->add_option("--routes", r.routes, "routing of the batch: YAML/JSON/CSV file, one row of top-k experts per token");
-  sub->add_option("--routing-seed", r.routing_seed, "seed of the uniform routing used without --routes")->capture_default_str();
+  return sub->add_option("--routing-seed", r.routing_seed, "seed of the uniform routing used without --routes")->capture_default_str();
 }
 
 void add_switch_options(CLI::App* sub, RunRequest& r) {

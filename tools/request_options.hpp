@@ -25,7 +25,8 @@ struct DeploymentOptions {
 };
 
 void add_deployment_options(CLI::App* sub, DeploymentOptions& deployment);
-void add_routing_options(CLI::App* sub, RunRequest& request);   // --routes, --routing-seed
+// --routes, --routing-seed; returns --routing-seed (whether it was given: a sweep config's seed stays otherwise)
+CLI::Option* add_routing_options(CLI::App* sub, RunRequest& request);
 void add_switch_options(CLI::App* sub, RunRequest& request);    // the switches, --fuse-projections
 void add_set_option(CLI::App* sub, RunRequest& request);        // --set
 

@@ -45,6 +45,7 @@ struct SweepOptions {
   bool resume = false, force = false;
   double progress_every_s = 5;
   RunRequest base;                // --set, --routes, --routing-seed, the switches (shared with run)
+  CLI::Option* routing_seed_given = nullptr;
   DeploymentOptions deployment;   // --tp, --lnc, --context
   std::string weights;
   std::int64_t weights_layer = -1;
@@ -90,9 +91,21 @@ SweepSpec build_spec(const SweepOptions& o) {
   if (o.weights_layer >= 0) spec.weights_layer = o.weights_layer;
   for (const std::string& v : o.vary) spec.vary.push_back(parse_vary(v));
   check_vary_keys(spec);
-  // What every point shares: the spec's own (from --config) with the command line's request options on top.
-  spec.base = o.base;
-  o.deployment.apply(spec.base);
+  // What every point shares: the spec's own (from --config) with the command line's request options on top: its
+  // --set values after the config's (the last value of a key wins), a switch given on either, --routes,
+  // --routing-seed, --tp, --lnc, --context when given.
+  RunRequest& base = spec.base;
+  base.sets.insert(base.sets.end(), o.base.sets.begin(), o.base.sets.end());
+  if (!o.base.routes.empty()) base.routes = o.base.routes;
+  if (o.routing_seed_given && o.routing_seed_given->count() > 0) base.routing_seed = o.base.routing_seed;
+  base.no_reuse = base.no_reuse || o.base.no_reuse;
+  base.no_batch_gathers = base.no_batch_gathers || o.base.no_batch_gathers;
+  base.no_joint_psum = base.no_joint_psum || o.base.no_joint_psum;
+  base.no_overlap = base.no_overlap || o.base.no_overlap;
+  base.all_experts = base.all_experts || o.base.all_experts;
+  base.routed_swdge = base.routed_swdge || o.base.routed_swdge;
+  base.fuse_projections = base.fuse_projections || o.base.fuse_projections;
+  o.deployment.apply(base);
   for (const auto& [key, values] : spec.vary) {
     if (!is_option_axis(key)) continue;
     const std::string fixed = fixed_option_for(spec.base, key);
@@ -349,7 +362,7 @@ void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
                   "down-projection schedule of every point (default weight-sbuf, one simulation per point; run's "
                   "default auto simulates all four and keeps the fastest)");
   add_deployment_options(sub, o->deployment);
-  add_routing_options(sub, o->base);
+  o->routing_seed_given = add_routing_options(sub, o->base);
   add_switch_options(sub, o->base);
   add_set_option(sub, o->base);
   sub->add_option("--jobs", o->jobs, "points in parallel (default: the CPUs this process may use)")->check(CLI::Range(0, 4096));

@@ -1,5 +1,6 @@
 #include "sim/studies/sweep_grid.hpp"
 
+#include <filesystem>
 #include <algorithm>
 #include <functional>
 #include <sstream>
@@ -48,6 +49,14 @@ std::int64_t non_negative_int(const YamlNode& node, const std::string& where, co
     throw InputError(where + ": expected an integer, got " + describe(node));
   if (value < 0) throw InputError(where + ": must not be negative (" + meaning + ")");
   return value;
+}
+
+// A switch of the request: true/false (also yes/no, on/off, 1/0, as YAML 1.1 spells booleans).
+bool boolean(const YamlNode& node, const std::string& where) {
+  const std::string v = node.is_scalar() ? node.scalar() : "";
+  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
+  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
+  throw InputError(where + ": expected true or false, got " + describe(node));
 }
 
 std::vector<std::string> string_list(const YamlNode& node, const std::string& where) {
@@ -119,7 +128,15 @@ SweepSpec load_sweep(const std::string& path) {
   if (!root.is_map()) throw InputError(path + ": a sweep is a mapping (models, dataflows, d, r, K, ...)");
   static const std::vector<std::string> known = {"models", "dataflows", "hw", "batch", "d", "r",
                                                  "K", "vary", "layers", "down_schedule",
-                                                 "weights", "weights_layer"};
+                                                 "weights", "weights_layer", "set", "tp", "lnc", "context",
+                                                 "routes", "routing_seed", "reuse", "batch_gathers",
+                                                 "joint_psum", "overlap", "all_experts", "routed_swdge",
+                                                 "fuse_projections"};
+  // A routes file named in the sweep is found next to it (the way a shipped sweep names its own files).
+  auto beside = [&](const std::string& file) {
+    std::filesystem::path f(file);
+    return f.is_absolute() ? file : (std::filesystem::path(path).parent_path() / f).string();
+  };
   SweepSpec spec;
   for (const auto& entry : root) {
     std::string key = entry.first.scalar();
@@ -138,6 +155,20 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "down_schedule") spec.down = scalar(v, where);
       else if (key == "weights") spec.weights = scalar(v, where);
       else if (key == "weights_layer") spec.weights_layer = non_negative_int(v, where, "a layer index");
+      // run's request options, the base of every point (as --set, --tp, ..., --no-reuse on the command line).
+      else if (key == "set") spec.base.sets = string_list(v, where);
+      else if (key == "tp") spec.base.tp = non_negative_int(v, where, "a tensor-parallel degree");
+      else if (key == "lnc") spec.base.lnc = non_negative_int(v, where, "physical cores per rank");
+      else if (key == "context") spec.base.context = non_negative_int(v, where, "tokens in the KV cache");
+      else if (key == "routes") spec.base.routes = beside(scalar(v, where));
+      else if (key == "routing_seed") spec.base.routing_seed = static_cast<std::uint64_t>(non_negative_int(v, where, "a seed"));
+      else if (key == "reuse") spec.base.no_reuse = !boolean(v, where);
+      else if (key == "batch_gathers") spec.base.no_batch_gathers = !boolean(v, where);
+      else if (key == "joint_psum") spec.base.no_joint_psum = !boolean(v, where);
+      else if (key == "overlap") spec.base.no_overlap = !boolean(v, where);
+      else if (key == "all_experts") spec.base.all_experts = boolean(v, where);
+      else if (key == "routed_swdge") spec.base.routed_swdge = boolean(v, where);
+      else if (key == "fuse_projections") spec.base.fuse_projections = boolean(v, where);
       else if (key == "vary") {
         if (!v.is_map()) throw InputError(where + ": expected a mapping of config key -> values");
         for (const auto& kv : v) {

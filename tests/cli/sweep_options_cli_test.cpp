@@ -38,6 +38,36 @@ double run_tpot(const std::string& args) {
   return nlohmann::json::parse(in)["tpot_us"].get<double>();
 }
 
+TEST(SweepOptionsCli, ASweepFileHoldsTheRequestOptionsTooAndTheCommandLineGoesOnTop) {
+  // The same request from a sweep YAML as from the command line: tp, context, set, routing_seed and a switch.
+  const std::string yaml = tmp("request.yaml");
+  std::ofstream(yaml) << "dataflows: [dense, cardan]\nd: 8\nr: 384\nbatch: 4\nlayers: 1\ntp: 2\ncontext: 512\n"
+                         "set: [core.dma.fixed_ns=900]\nrouting_seed: 7\nreuse: false\n";
+  const std::string out = tmp("from_yaml.csv");
+  stasim::test::Output o = run_stasim("sweep --config " + yaml + " --force --out " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
+  ASSERT_EQ(rows.size(), 2u);
+  const std::string same = "--batch 4 --tp 2 --context 512 --set core.dma.fixed_ns=900 --routing-seed 7 --no-reuse";
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), run_tpot("--dataflow dense " + same));
+  EXPECT_EQ(rows[1]["tpot_us"].get<double>(), run_tpot("--dataflow cardan " + same));
+  // The command line on top: its --set after the file's (the later value of a key wins) and its --tp.
+  const std::string over = tmp("over.csv");
+  o = run_stasim("sweep --config " + yaml + " --dataflows dense --tp 4 --set core.dma.fixed_ns=1100 --force --out " + over);
+  ASSERT_EQ(o.code, 0) << o.text;
+  rows = stasim::read_sweep_rows(over);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(),
+            run_tpot("--dataflow dense --batch 4 --tp 4 --context 512 --set core.dma.fixed_ns=900 "
+                     "--set core.dma.fixed_ns=1100 --routing-seed 7 --no-reuse"));
+  // A switch that is not a boolean is bad input naming the file, line and key.
+  const std::string bad = tmp("bad_switch.yaml");
+  std::ofstream(bad) << "dataflows: [cardan]\nlayers: 1\nreuse: maybe\n";
+  o = run_stasim("sweep --config " + bad + " --force --out " + tmp("bad.csv"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr(bad + ":3:8: reuse: expected true or false, got 'maybe'"));
+}
+
 TEST(SweepOptionsCli, RequestOptionsMeanWhatTheyMeanInRun) {
   // Each row of the sweep is the run with the same options, to the nanosecond.
   const std::string shared = "--tp 2 --context 512 --set core.dma.fixed_ns=900";
