@@ -1,0 +1,96 @@
+// The directions the hybrid LR+VQ study measured on Trainium3 beyond its calibration targets (README "Fidelity",
+// "Known gaps"), checked on the calibrated model (`stasim run`'s defaults: trn3-calibrated, auto down schedule,
+// all layers). The calibration targets and the ablation directions are ValidateCli's; these are the study's
+// other comparisons: projection fusion, batched decode on OLMoE, VQ-only and W4A8 against dense. The directions
+// the model gets right must stay right; the ones it gets wrong are asserted wrong, so that fixing one fails
+// this test until the README's known gaps and this file are updated with it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_runner.hpp"
+
+namespace {
+
+std::string tmp(const std::string& name) { return testing::TempDir() + "directions_" + name; }
+
+struct Step {
+  double tpot_us = 0, hbm_read_mb = 0, dma_active_us = 0;
+  std::string critical_engine;  // the engine holding most of the critical path
+};
+
+Step run(const std::string& args) {
+  // One file per test (ctest runs this file's tests in parallel processes).
+  const std::string json = tmp(std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
+  stasim::test::Output o = stasim::test::run_stasim("run --quiet " + args + " --json " + json);
+  EXPECT_EQ(o.code, 0) << args << "\n" << o.text;
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  Step s;
+  s.tpot_us = doc["tpot_us"].get<double>();
+  s.hbm_read_mb = doc["dma"]["hbm_read_bytes"].get<double>() / 1e6;
+  s.dma_active_us = doc["dma"]["active_us"].get<double>();
+  double most = -1;
+  for (const auto& [engine, us] : doc["critical_path"]["by_engine_us"].items())
+    if (us.get<double>() > most) most = us.get<double>(), s.critical_engine = engine;
+  return s;
+}
+
+// Fusing the projections that read the MoE block's input (router, shared expert) lowers TPOT for dense and the
+// hybrid on both models the study fused (on this calibration: DeepSeek-V2-Lite dense 6404.5 -> 4691.9 us,
+// cardan 5281.2 -> 3686.9; Nemotron dense 7554.2 -> 5919.9, cardan 7287.8 -> 5773.5).
+TEST(StudyDirections, ProjectionFusionLowersTpotForDenseAndHybrid) {
+  for (const char* model : {"deepseek-v2-lite", "nemotron-3-nano-30b-a3b"})
+    for (const char* dataflow : {"dense", "cardan"}) {
+      const std::string base = std::string("--model ") + model + " --dataflow " + dataflow;
+      EXPECT_LT(run(base + " --fuse-projections").tpot_us, run(base).tpot_us) << base;
+    }
+}
+
+// VQ-only at (2, 0), the same ~4 bits as (8, 384), is slower than dense and GpSimd-bound (8186.3 vs 7774.0 us);
+// the hybrid at (8, 384) is DMA-bound.
+TEST(StudyDirections, VqOnlyAtTwoIsGpsimdBoundAndSlowerThanDense) {
+  const Step vq = run("--dataflow vq-only --d 2");
+  EXPECT_GT(vq.tpot_us, run("--dataflow dense").tpot_us);
+  EXPECT_EQ(vq.critical_engine, "gpsimd");
+  EXPECT_EQ(run("--dataflow cardan").critical_engine, "dma");
+}
+
+// Batched decode on OLMoE-1B-7B (seeded routing 0): both dataflows load only the activated experts, so HBM bytes
+// and DMA-active time grow with the batch for both (dense 599.4 -> 3418.0 -> 6639.3 MB, cardan 448.7 -> 1581.2 ->
+// 2537.6 MB), and the hybrid is faster than dense at batch 1 (2134.2 vs 2599.1 us) and 16 (7254.1 vs 8018.0).
+// Not yet: at batch 8 the hybrid is slower (4795.3 vs 4689.1 us, GpSimd-bound), so its advantage does not grow
+// with the batch as measured (1.22x, 0.98x, 1.11x).
+TEST(StudyDirections, OlmoeBatchesGrowBytesForBothAndHybridWinsAtOneAndSixteen) {
+  Step dense[3], cardan[3];
+  const int batches[3] = {1, 8, 16};
+  for (int i = 0; i < 3; ++i) {
+    const std::string b = "--model olmoe-1b-7b --batch " + std::to_string(batches[i]);
+    dense[i] = run(b + " --dataflow dense");
+    cardan[i] = run(b + " --dataflow cardan");
+  }
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_GT(dense[i].hbm_read_mb, dense[i - 1].hbm_read_mb) << batches[i];
+    EXPECT_GT(cardan[i].hbm_read_mb, cardan[i - 1].hbm_read_mb) << batches[i];
+    EXPECT_GT(dense[i].dma_active_us, dense[i - 1].dma_active_us) << batches[i];
+    EXPECT_GT(cardan[i].dma_active_us, cardan[i - 1].dma_active_us) << batches[i];
+  }
+  EXPECT_LT(cardan[0].tpot_us, dense[0].tpot_us);
+  EXPECT_LT(cardan[2].tpot_us, dense[2].tpot_us);
+  EXPECT_GT(cardan[1].tpot_us, dense[1].tpot_us)
+      << "the hybrid now wins at batch 8 as measured: update README 'Known gaps' and this test";
+  EXPECT_EQ(cardan[1].critical_engine, "gpsimd");
+}
+
+// Measured: W4A8 is clearly slower than dense (its per-expert on-chip conversion). Here it is not (7639.8 vs
+// 7774.0 us): the conversion round trip is off the critical path of the exchange-bound expert loop.
+TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
+  EXPECT_LT(run("--dataflow w4a8").tpot_us, run("--dataflow dense").tpot_us)
+      << "W4A8 is now slower than dense as measured: update README 'Known gaps' and this test";
+}
+
+}  // namespace
