@@ -10,21 +10,31 @@ namespace {
 
 using Intervals = std::vector<std::pair<Picoseconds, Picoseconds>>;
 
-// Union length of intervals already sorted by start.
-Picoseconds sorted_union_length(const Intervals& intervals) {
-  Picoseconds total = 0, cur_start = 0, cur_end = -1;
-  bool open = false;
-  for (const auto& [s, e] : intervals) {
-    if (!open || s > cur_end) {
-      if (open) total += cur_end - cur_start;
-      cur_start = s;
-      cur_end = e;
-      open = true;
+// Union length of intervals fed in order of start.
+class SortedUnion {
+ public:
+  void add(Picoseconds start_ps, Picoseconds end_ps) {
+    if (!open_ || start_ps > cur_end_) {
+      if (open_) total_ += cur_end_ - cur_start_;
+      cur_start_ = start_ps;
+      cur_end_ = end_ps;
+      open_ = true;
     } else {
-      cur_end = std::max(cur_end, e);
+      cur_end_ = std::max(cur_end_, end_ps);
     }
   }
-  return open ? total + cur_end - cur_start : 0;
+  Picoseconds length() const { return open_ ? total_ + cur_end_ - cur_start_ : 0; }
+
+ private:
+  Picoseconds total_ = 0, cur_start_ = 0, cur_end_ = -1;
+  bool open_ = false;
+};
+
+// Union length of intervals already sorted by start.
+Picoseconds sorted_union_length(const Intervals& intervals) {
+  SortedUnion u;
+  for (const auto& [s, e] : intervals) u.add(s, e);
+  return u.length();
 }
 
 }  // namespace
@@ -56,26 +66,6 @@ double overlap_share(const ScheduleGraph& graph, const SimResult& result, const 
 }
 
 namespace {
-
-// Union length of intervals fed in order of start.
-class SortedUnion {
- public:
-  void add(Picoseconds start_ps, Picoseconds end_ps) {
-    if (!open_ || start_ps > cur_end_) {
-      if (open_) total_ += cur_end_ - cur_start_;
-      cur_start_ = start_ps;
-      cur_end_ = end_ps;
-      open_ = true;
-    } else {
-      cur_end_ = std::max(cur_end_, end_ps);
-    }
-  }
-  Picoseconds length() const { return open_ ? total_ + cur_end_ - cur_start_ : 0; }
-
- private:
-  Picoseconds total_ = 0, cur_start_ = 0, cur_end_ = -1;
-  bool open_ = false;
-};
 
 // The union lengths of one engine's queues, per core and over all of them, in one pass: a k-way merge by start
 // over cursors into the queues (each is sorted by start: a queue runs in program order), so no interval is
