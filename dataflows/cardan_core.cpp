@@ -37,8 +37,7 @@ CardanCore::CardanCore(DecodeContext& ctx, std::uint32_t core, const MoeInputs& 
   shape_.z_rows = ctx.hidden;
   shape_.r = partial_ ? ctx.share(r_, core) : r_;
   r_ = shape_.r;
-  lr_cols_ = i_cols_;
-  if (ctx.model.gated) projections_.push_back({"gate", rep_.gate});
+    if (ctx.model.gated) projections_.push_back({"gate", rep_.gate});
   projections_.push_back({"up", rep_.up});
   if (!active()) return;
   PsumRoles roles;
@@ -115,7 +114,7 @@ void CardanCore::load_private() {
       start.push_back(rounds_[0].table[p]);
     }
   const std::uint64_t j_bytes = std::uint64_t(shape_.blocks) * i_cols_;  // uint8 indices
-  const std::uint64_t c_bytes = std::uint64_t(r_) * lr_cols_ * 2;
+  const std::uint64_t c_bytes = std::uint64_t(r_) * i_cols_ * 2;
   std::uint64_t slot = std::max<std::uint64_t>({ceil_div(j_bytes, 128), ceil_div(c_bytes, 128), 1});
   private_ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.private", slot,
                                                static_cast<std::uint32_t>(2 * projections_.size() * groups_.size()), kPrivateShare);
@@ -134,7 +133,7 @@ void CardanCore::load_private() {
       if (vq_)
         idx_load_[e][p] = private_ring_->load(j_bytes, std::min<std::uint32_t>(128, std::max<std::uint32_t>(shape_.blocks, 1)), 0,
                                               start, "gather", label(core_, pn + ".load_J"), ctx_.routed_dge());
-      if (lr_ && lr_cols_ > 0)
+      if (lr_ && r_ > 0)
         coef_load_[e][p] = private_ring_->load(c_bytes, std::min<std::uint32_t>(128, r_), 0, start, "lr",
                                                label(core_, pn + ".load_C"), ctx_.routed_dge());
     }
@@ -189,10 +188,9 @@ ProjectionOut CardanCore::compressed_projection(std::uint32_t e, std::size_t p, 
   const bool joint = opt_.joint_psum_accumulation || !(vq_ && lr_);
   for (std::uint32_t nt = 0; nt < n_tiles; ++nt) {
     std::uint32_t c0 = nt * kBankColumns, n = std::min(kBankColumns, i_cols_ - c0);
-    // The LR columns of this core inside the tile.
-    std::uint32_t l0 = std::max(c0, lr_first_), l1 = std::min(c0 + n, lr_first_ + lr_cols_);
-    const bool has_lr = lr_ && r_ > 0 && l1 > l0;
-    if (!vq_ && !has_lr) {  // LR alone, H split: none of this core's columns of I fall in the tile
+    // C_eᵀz covers every column (with H split this core's share of r gives a partial sum).
+    const bool has_lr = lr_ && r_ > 0;
+    if (!vq_ && !has_lr) {  // LR alone, H split, r smaller than the cores: this core holds none of r
       out.accs.push_back(Accumulator{});
       out.ready.push_back(b_.compute(Engine::vector, OpKind::memset, c_, n, T, {}, "lr", label(core_, idx(pn + ".zero", nt)),
                                      false, nullptr, Dtype::fp32));
@@ -212,7 +210,7 @@ ProjectionOut CardanCore::compressed_projection(std::uint32_t e, std::size_t p, 
                           bt == 0 ? Deps{gathered_[e][p]} : Deps{}, "gather", label(core_, idx(pn + ".vq_sum", nt * b_tiles + bt)));
     // C_eᵀ z: z [r, T] stationary per 128 rows, this core's columns of C_e moving.
     for (std::uint32_t rt = 0; has_lr && rt < r_tiles; ++rt) {
-      lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), T, l1 - l0, true, lr_acc,
+      lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), T, n, true, lr_acc,
                           rt == 0 ? Deps{z, coef_load_[e][p]} : Deps{}, "lr", label(core_, idx(pn + ".lr_mm", nt * r_tiles + rt)));
       private_ring_->read_by(coef_load_[e][p], lr_last);
     }
@@ -226,7 +224,7 @@ ProjectionOut CardanCore::compressed_projection(std::uint32_t e, std::size_t p, 
                         true, &vq_acc, Dtype::fp32);
     Deps add{a};
     if (has_lr)
-      add.push_back(b_.compute(Engine::vector, OpKind::tensor_copy, c_, l1 - l0, T, {lr_last}, "lr",
+      add.push_back(b_.compute(Engine::vector, OpKind::tensor_copy, c_, n, T, {lr_last}, "lr",
                                label(core_, idx(pn + ".lr_drain", nt)), true, &lr_acc, Dtype::fp32));
     out.ready.push_back(b_.compute(Engine::vector, OpKind::tensor_tensor, c_, n, T, add, "lr", label(core_, idx(pn + ".add", nt)),
                                    false, nullptr, Dtype::fp32));

@@ -74,7 +74,7 @@ class CardanCore {
   std::uint8_t c_;
   const std::vector<ExpertGroup>& groups_;
   SharedShape shape_;
-  std::uint32_t i_cols_ = 0, lr_first_ = 0, lr_cols_ = 0, h_cols_ = 0, r_ = 0;
+  std::uint32_t i_cols_ = 0, h_cols_ = 0, r_ = 0;
   bool vq_ = false, lr_ = false, partial_ = false;
   std::vector<Projection> projections_;
   std::vector<OpId> basis_, codebook_;  // per projection
