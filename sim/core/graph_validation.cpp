@@ -320,7 +320,7 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   for (const PsumGroup& grp : g.psum_groups()) {
     if (grp.release_op == kNoOp || grp.release_op == grp.last_op) continue;
     bool direct = false;
-    for (ScheduleGraph::EdgeId e : g.in_edges(grp.release_op)) direct = direct || g.source(e) == grp.last_op;
+    for (ScheduleGraph::EdgeId e : g.out_edges(grp.last_op)) direct = direct || g.target(e) == grp.release_op;
     if (direct) continue;
     if (visited.empty()) {
       if (!forward) {
