@@ -190,8 +190,9 @@ OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name) 
   return add_op(std::move(gen), ".dge", dma_name);
 }
 
-void ScheduleGraph::reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes) {
+void ScheduleGraph::reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes, std::size_t psum_groups) {
   ops_.reserve(ops);
+  groups_.reserve(psum_groups);
   names_.reserve(name_bytes);
   name_end_.reserve(ops);
   queue_of_.reserve(ops);

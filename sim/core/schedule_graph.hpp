@@ -159,9 +159,9 @@ class ScheduleGraph {
   // phase and shape, named "<dma name>.dge", appended to the core's GpSimd queue. The caller moves the
   // transfer's dependencies onto it and makes the transfer depend on it.
   OpId add_descriptor_op(const Op& dma, std::string_view dma_name);
-  // Room for `ops` ops, `deps` dependencies and `name_bytes` bytes of names, so a builder that knows its size
-  // grows nothing (growing copies what is there and touches fresh memory twice).
-  void reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes = 0);
+  // Room for `ops` ops, `deps` dependencies, `name_bytes` bytes of names and `psum_groups` accumulation groups,
+  // so a builder that knows its size grows nothing (growing copies what is there and touches fresh memory twice).
+  void reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes = 0, std::size_t psum_groups = 0);
 
   std::size_t size() const { return ops_.size(); }
   const Op& op(OpId id) const { return ops_[id]; }
