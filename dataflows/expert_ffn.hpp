@@ -37,7 +37,7 @@ std::vector<OpId> load_down(DecodeContext& ctx, std::uint32_t core, std::uint32_
 std::uint64_t expert_chunk_bytes(const DecodeContext& ctx, std::uint32_t i_cols);
 
 // Dense gate (or up) projection: the normalized hidden [128, T] stationary per 128-row tile, the weight chunk
-// of each 512-column tile moving (hardware-facts.md §5 MLP TKG tiling). Registers its reads with `ring`.
+// of each 512-column tile moving (docs/hardware-model.md MLP TKG tiling). Registers its reads with `ring`.
 ProjectionOut dense_projection(DecodeContext& ctx, std::uint32_t core, std::uint32_t i_cols, const Deps& deps,
                                const std::vector<OpId>& chunks, WeightRing& ring, const char* phase,
                                const std::string& name, std::uint32_t tokens = 0, PsumPlan* psum = nullptr,

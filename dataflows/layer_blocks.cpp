@@ -250,7 +250,7 @@ std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& norm
     if (!fused_scores.empty()) {
       scores[c] = fused_scores[c];
     } else {
-    // The router runs in FP32 (hardware-facts.md §5: Qwen3-MoE router in FP32): its own weights, 4 bytes each.
+    // The router runs in FP32 (docs/hardware-model.md: Qwen3-MoE router in FP32): its own weights, 4 bytes each.
     WeightRing ring(ctx, c, "router.w", chunk_bytes(ctx.hidden, std::max<std::uint32_t>(cols, 1), 4),
                     static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(cols, 1), kBankColumns)), kStaticShare / 2);
     std::vector<OpId> drains = streamed_projection(ctx, core, ctx.hidden, std::max<std::uint32_t>(cols, 1), experts, {normed[c]},

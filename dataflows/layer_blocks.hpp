@@ -1,7 +1,7 @@
 // The non-expert blocks of a decoder layer, each built per physical core of the rank: RMSNorm, the attention
 // block (weights and KV cache by DMA, QKV projection, scores, softmax, PV, output projection), the Mamba-2
 // mixer, the router (scores, softmax or sigmoid, top-k), and the block epilogue that sums the cores' partial
-// outputs, runs the TP all-reduce and adds the residual. "Kept simple but with the right bytes" (DESIGN §4).
+// outputs, runs the TP all-reduce and adds the residual. Kept simple, but with the right bytes.
 #pragma once
 
 #include <vector>

@@ -13,11 +13,14 @@ PsumPlan::PsumPlan(KernelBuilder& b, std::uint8_t core, const PsumRoles& roles) 
                      std::to_string(roles.running_sum) + " held by the down projection summed in PSUM across experts) but " +
                      b.hw().name + " has " + std::to_string(total) + ": choose another --down-schedule");
   // Banks from the top for the fixed roles, the rest (from bank 0, as mlp_tkg numbers gate then up) for gate/up.
+  // Each role's banks in ascending order: the n banks just below those already taken.
   std::uint32_t next = total;
-  auto take = [&](PsumRole role, std::uint32_t n) {
-    for (std::uint32_t i = 0; i < n; ++i) banks_[int(role)].insert(banks_[int(role)].begin(), --next);
+  auto take_into = [&](std::vector<std::uint32_t>& banks, std::uint32_t n) {
+    next -= n;
+    for (std::uint32_t bank = next; bank < next + n; ++bank) banks.push_back(bank);
   };
-  for (std::uint32_t i = 0; i < roles.running_sum; ++i) running_.insert(running_.begin(), --next);
+  auto take = [&](PsumRole role, std::uint32_t n) { take_into(banks_[int(role)], n); };
+  take_into(running_, roles.running_sum);
   take(PsumRole::down, roles.down);
   take(PsumRole::layout, roles.layout);
   take(PsumRole::lr, roles.lr);

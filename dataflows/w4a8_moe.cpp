@@ -1,6 +1,6 @@
 // W4A8 (docs/cardan.md "Baselines and variants"): the routed experts' gate/up weights in MXFP4 (4-bit elements,
 // one 8-bit scale per 32), the hidden state quantized to MX once per layer, gate/up on the MX matmul
-// (hardware-facts.md §2: nc_matmul_mx contracts mx_k_factor x 128 rows in the cycles of a BF16 matmul), the
+// (docs/hardware-model.md: nc_matmul_mx contracts mx_k_factor x 128 rows in the cycles of a BF16 matmul), the
 // down projection in BF16. Same loop and sharding as the dense kernel (dense_moe.cpp).
 //
 // The conversion before the BF16 down projection, per expert and projection (an assumption: nothing public

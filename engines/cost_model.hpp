@@ -1,5 +1,5 @@
 // Instruction cost formulas of the compute engines, in cycles of the engine's own clock, as pure functions.
-// Sources: docs/hardware-facts.md §4 (NC-v2 figures; v3/v4 perf modes applied as divisors on N, §6.1).
+// Sources: docs/hardware-model.md (NC-v2 figures; v3/v4 perf modes applied as divisors on N).
 // op_duration() dispatches an Op to its formula and honours the op's own `cycles` / `duration_ns` override.
 #pragma once
 
@@ -11,29 +11,29 @@
 
 namespace stasim::cost {
 
-// TensorE matmul: max(min(MIN, m), n) cycles (A10), x4 for FP32 inputs, plus a LoadStationary when the
+// TensorE matmul: max(min(MIN, m), n) cycles (ISA), x4 for FP32 inputs, plus a LoadStationary when the
 // stationary operand changes. k only has to fit the array (the contraction runs in parallel across rows).
 double matmul_cycles(const TensorEngineConfig& t, std::uint32_t m, std::uint32_t n, Dtype dtype, bool load_stationary);
-// TensorE transpose of a [partitions, free] tile: max(P, min(64, F)) cycles (A10).
+// TensorE transpose of a [partitions, free] tile: max(P, min(64, F)) cycles (ISA).
 double transpose_cycles(const TensorEngineConfig& t, std::uint32_t partitions, std::uint32_t free);
 
-// ScalarE activation: max(MIN, N) (+ the reduce read-out); every function costs the same (A1, A10).
+// ScalarE activation: max(MIN, N) (+ the reduce read-out); every function costs the same (ARCH-v2, ISA).
 double activation_cycles(const EngineConfig& e, std::uint32_t free, bool reduce);
-// tensor_tensor: max(MIN, N) with one input in PSUM or all-BF16, else max(MIN, 2N) (A10); BF16 perf mode.
+// tensor_tensor: max(MIN, N) with one input in PSUM or all-BF16, else max(MIN, 2N) (ISA); BF16 perf mode.
 double tensor_tensor_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype, bool input_in_psum);
-// tensor_scalar and tensor_copy: max(MIN, N / speedup), the BF16 perf mode only with SBUF inputs (A10, A2, A3).
+// tensor_scalar and tensor_copy: max(MIN, N / speedup), the BF16 perf mode only with SBUF inputs (ISA, ARCH-v3, ARCH-v4).
 double tensor_scalar_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype, bool input_in_psum);
 double tensor_copy_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype, bool input_in_psum);
-// tensor_reduce: N/2 for BF16 add/max, else N (A10), never below MIN.
+// tensor_reduce: N/2 for BF16 add/max, else N (ISA), never below MIN.
 double tensor_reduce_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype);
-// memset: max(MIN, N/2) for 16-bit types, else max(MIN, N) (A10).
+// memset: max(MIN, N/2) for 16-bit types, else max(MIN, N) (ISA).
 double memset_cycles(const EngineConfig& e, std::uint32_t free, Dtype dtype);
-// GpSimd iota: GPSIMD_START + N (A10).
+// GpSimd iota: GPSIMD_START + N (ISA).
 double iota_cycles(const EngineConfig& g, std::uint32_t free);
 // GpSimd gathers: engines/gather_cost.hpp (ISA groups, per-index and per-word terms).
 
 // Software DGE on GpSimd: GPSIMD_START plus swdge_descriptor_cycles per descriptor of the transfer the op
-// describes (sim/core/dma_descriptors.hpp). Nothing public gives the per-descriptor cost (HF §6.5): assumed.
+// describes (sim/core/dma_descriptors.hpp). Nothing public gives the per-descriptor cost (docs/hardware-model.md): assumed.
 double descriptor_generation_cycles(const EngineConfig& g, const Op& op);
 
 // TP all-reduce of `bytes` per rank: alpha + bytes x beta (parameters in the hardware config; assumed values).
@@ -44,7 +44,7 @@ const EngineConfig& engine_config(const HardwareConfig& hw, Engine e);
 double clock_ghz(const HardwareConfig& hw, Engine e);
 
 // Duration of a compute op. `dependent`: the op reads its queue predecessor's result, paying the static
-// instruction overhead of dependent chains (A1, A8) on the vector, scalar and GpSimd engines.
+// instruction overhead of dependent chains (ARCH-v2, PERF) on the vector, scalar and GpSimd engines.
 Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent);
 // The same before rounding, in (fractional) picoseconds: what a check compares with the time type's range
 // before op_duration rounds it into int64 picoseconds.

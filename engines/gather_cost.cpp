@@ -23,11 +23,11 @@ double gather_cycles(const EngineConfig& g, const Op& op) {
   const double elements = op.free;
   const double per_index = std::max<std::uint16_t>(op.elements_per_index, 1);
   const double indices = elements / per_index;
-  // Elements of a narrow dtype that share one 32-bit word, but no more than one index fetches (A10).
+  // Elements of a narrow dtype that share one 32-bit word, but no more than one index fetches (ISA).
   const double packed = std::max(1.0, std::min(4.0 / dtype_bytes(op.dtype), per_index));
   double cycles = gather_groups(g, op.free) * g.start_cycles + indices * g.gather_index_cycles +
                   elements * g.gather_word_cycles / packed;
-  if (op.index_bytes < 4) cycles += std::max(g.min_issue_cycles, indices);  // widen to uint32 (tensor_copy, A10)
+  if (op.index_bytes < 4) cycles += std::max(g.min_issue_cycles, indices);  // widen to uint32 (tensor_copy, ISA)
   return cycles;
 }
 

@@ -1,14 +1,14 @@
-// GpSimd gathers as the ISA issues them (docs/hardware-facts.md §3-4; A9 nc_n_gather, A10 local_gather).
+// GpSimd gathers as the ISA issues them (docs/hardware-model.md; ISA: nc_n_gather, local_gather).
 // nc_n_gather "corresponds to n groups of instructions in the underlying ISA, n = ceil(elems per partition /
 // 512)", and needs uint32 indices: narrower stored indices (uint8 code indices) are widened first by one
-// GpSimd copy. Each of the 8 GpSimd cores owns 16 partitions, one per 32-bit lane (A1), so partitions run in
+// GpSimd copy. Each of the 8 GpSimd cores owns 16 partitions, one per 32-bit lane (ARCH-v2), so partitions run in
 // parallel and the time follows the elements of one partition:
-//   cycles = groups x start_cycles                                  one GPSIMD_START per ISA group (A10)
+//   cycles = groups x start_cycles                                  one GPSIMD_START per ISA group (ISA)
 //          + (elements / per_index) x gather_index_cycles           the per-index part of local_gather's
 //          + elements x gather_word_cycles / min(4 / dtype bytes,    cost, amortised over the elements an index
 //                                                per_index)         fetches; narrow data packs into 32-bit words
-//          + [index widening] max(min_issue, elements / per_index)  a tensor_copy (A10) when index_bytes < 4
-// A10's local_gather formula, 150 + n_idx x epi / C with C = ((28 + t epi) / (t epi)) / min(4/dtype, epi), is
+//          + [index widening] max(min_issue, elements / per_index)  a tensor_copy (ISA) when index_bytes < 4
+// ISA's local_gather formula, 150 + n_idx x epi / C with C = ((28 + t epi) / (t epi)) / min(4/dtype, epi), is
 // read with C as cycles per element (28/t per index plus one per word), as printed it would make more elements
 // per index slower, against the doc's own "improves throughput".
 #pragma once

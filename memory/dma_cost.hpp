@@ -1,11 +1,11 @@
-// DMA transfer arithmetic (docs/hardware-facts.md §4 DMA). A transfer costs its issue (fixed_ns: descriptor
-// setup, synchronisation and semaphore-to-start, A6; plus the link latency across cores; plus the
-// hardware-DGE instruction, ~600 ns on NC-v3, on its queue, A2/A7), then
+// DMA transfer arithmetic (docs/hardware-model.md DMA). A transfer costs its issue (fixed_ns: descriptor
+// setup, synchronisation and semaphore-to-start, DMA-BW; plus the link latency across cores; plus the
+// hardware-DGE instruction, ~600 ns on NC-v3, on its queue, ARCH-v3/DGE), then
 //   max(bytes / its bandwidth share, descriptors x descriptor_ns / DMA engines it uses).
-// A transfer of P partitions runs on ceil(P / (partitions / engines)) engines (A5: each engine serves 8
+// A transfer of P partitions runs on ceil(P / (partitions / engines)) engines (DMA: each engine serves 8
 // partitions; a 4-partition transfer ran on one engine), which cap its byte rate. Descriptors are one per
 // contiguous run of each partition (sim/core/dma_descriptors.hpp). The descriptor time holds the queue and the
-// engines but moves no bytes: it takes no HBM or link bandwidth from other transfers (A6: small transfers are
+// engines but moves no bytes: it takes no HBM or link bandwidth from other transfers (DMA-BW: small transfers are
 // limited by the DMA packet rate, not by HBM bandwidth).
 #pragma once
 

@@ -1,6 +1,6 @@
 // How many descriptors a DMA transfer's shape takes: one per contiguous run of each partition. A partition's
 // bytes arrive in runs of `contiguous_bytes` (a column slice of a row-major matrix) or in one run, so a layout
-// with short runs takes more descriptors (docs/hardware-facts.md §4 DMA; A5: each engine moves its partitions'
+// with short runs takes more descriptors (docs/hardware-model.md DMA; DMA: each engine moves its partitions'
 // rows as separate descriptors). Shared by the DMA cost (memory/) and software DGE on GpSimd (engines/).
 #pragma once
 

@@ -22,7 +22,7 @@ bool is_elementwise(OpKind k) {
   }
 }
 
-// Which engines can run each kind (hardware-facts.md §2-3).
+// Which engines can run each kind (docs/hardware-model.md).
 bool engine_runs(Engine e, OpKind k) {
   if (k == OpKind::fixed) return true;
   switch (e) {

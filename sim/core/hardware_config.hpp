@@ -22,7 +22,7 @@ struct TensorEngineConfig {
   double fp32_cost_factor = 4;              // FP32 inputs run at a quarter rate
   std::uint32_t fp8_k_factor = 1;           // contraction multiplier of FP8 double_row (v3+: 2)
   std::uint32_t mx_k_factor = 0;            // contraction multiplier of MX matmuls (v4: 4; 0 = unsupported)
-  // dI/dt throttling (hardware-facts.md §2, A12): after low load the engine runs at `throttle_start_fraction` of
+  // dI/dt throttling (docs/hardware-model.md, EXPLORER): after low load the engine runs at `throttle_start_fraction` of
   // its rate and ramps to full over `throttle_ramp_ns`; the limit re-engages when its busy share over the last
   // `throttle_window_ns` fell below `throttle_threshold`. A start fraction of 1 turns it off.
   double throttle_start_fraction = 1;
@@ -33,7 +33,7 @@ struct TensorEngineConfig {
   void read(ConfigReader& r);
 };
 
-// Vector, scalar and GpSimd engines share one shape of cost model (hardware-facts.md §4).
+// Vector, scalar and GpSimd engines share one shape of cost model (docs/hardware-model.md).
 struct EngineConfig {
   double clock_ghz = 0;
   double min_issue_cycles = 64;             // MIN_II

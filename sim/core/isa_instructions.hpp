@@ -1,6 +1,6 @@
-// How many ISA instructions an op is, as a profiler counts them (docs/hardware-facts.md §3): a GpSimd gather is
+// How many ISA instructions an op is, as a profiler counts them (docs/hardware-model.md): a GpSimd gather is
 // one instruction group per gather_group_elements elements of a partition (nki.isa.nc_n_gather: "n groups of
-// instructions in the underlying ISA, n = ceil(elems_per_partition / 512)", A9), plus one copy that widens
+// instructions in the underlying ISA, n = ceil(elems_per_partition / 512)", ISA), plus one copy that widens
 // stored indices narrower than the uint32 nc_n_gather takes; every other op is one instruction.
 #pragma once
 

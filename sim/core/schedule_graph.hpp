@@ -40,7 +40,7 @@ bool parse_dtype(const std::string& text, Dtype& out);
 // Where a DMA transfer reads or writes: HBM, this core's SBUF or PSUM, or another physical core's SBUF.
 enum class Location : std::uint8_t { hbm, sbuf, psum, peer };
 
-// Who writes a DMA's descriptors (nki.isa.dge_mode; docs/hardware-facts.md §4 DMA, A7): `static_` prepared on the
+// Who writes a DMA's descriptors (nki.isa.dge_mode; docs/hardware-model.md DMA, DGE): `static_` prepared on the
 // host before execution (NKI `none`), `hwdge` the core's hardware DGE block driven by the issuing queue, `swdge`
 // the GpSimd engine at run time (a `descriptors` op on GpSimd the transfer waits for). Dynamic addresses (an
 // expert index read from SBUF) need hwdge or swdge; indirect gathers/scatters need swdge.

@@ -1,4 +1,4 @@
-// CalibrationFit: fits the hardware parameters nothing public gives (docs/hardware-facts.md §6) to the reference
+// CalibrationFit: fits the hardware parameters nothing public gives (docs/hardware-model.md) to the reference
 // targets. Each parameter is declared once, with bounds and the reason for them; some are one concept written
 // at several keys (the per-instruction static overhead of the vector, scalar and GpSimd engines). The search is
 // a deterministic coordinate descent in normalized coordinates from the base config's values, with a fixed

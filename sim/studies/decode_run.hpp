@@ -53,7 +53,7 @@ void print_decode(std::ostream& out, const DecodeRun& run);
 // Side-by-side table of several runs; speedups relative to the first.
 void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs);
 
-// Largest batch a decode step takes (hardware-facts.md §5: the megakernel does not support bs > 64).
+// Largest batch a decode step takes (docs/hardware-model.md: the megakernel does not support bs > 64).
 constexpr std::int64_t kMaxBatch = 64;
 
 // Mean MoE-block time over the layers that have one (input ready on every core -> output ready on every core).

@@ -1,7 +1,8 @@
 // The directions the hybrid LR+VQ study measured on Trainium3 beyond its calibration targets (README "Fidelity",
 // "Known gaps"), checked on the calibrated model (`stasim run`'s defaults: trn3-calibrated, auto down schedule,
 // all layers). The calibration targets and the ablation directions are ValidateCli's; these are the study's
-// other comparisons: projection fusion, batched decode on OLMoE, VQ-only and W4A8 against dense. The directions
+// other comparisons: projection fusion, batched decode on OLMoE, VQ-only and W4A8 against dense, the PSUM
+// running sum. The directions
 // the model gets right must stay right; the ones it gets wrong are asserted wrong, so that fixing one fails
 // this test until the README's known gaps and this file are updated with it.
 #include <gmock/gmock.h>
@@ -91,6 +92,20 @@ TEST(StudyDirections, OlmoeBatchesGrowBytesForBothAndHybridWinsAtOneAndSixteen) 
 TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
   EXPECT_LT(run("--dataflow w4a8").tpot_us, run("--dataflow dense").tpot_us)
       << "W4A8 is now slower than dense as measured: update README 'Known gaps' and this test";
+}
+
+// Measured: summing the down projections across experts in PSUM (the running sum) makes the down step alone
+// faster but Qwen3's whole decode slower, because a PSUM bank is held across the expert loop. Here the bank is
+// held (PsumPlan takes it out of the gate/up pool) but costs nothing on Qwen3: the hybrid's TPOT goes down with
+// it (weight-psum 6388.1 vs weight-sbuf 6394.7 us; the combine phase 536.2 -> 529.6 us on the critical path) and
+// dense's does not move (7774.0 both), since the exchange-bound expert loop never waits for a gate/up bank.
+TEST(StudyDirections, PsumRunningSumDoesNotYetRaiseQwen3Tpot) {
+  EXPECT_LT(run("--dataflow cardan --down-schedule weight-psum").tpot_us,
+            run("--dataflow cardan --down-schedule weight-sbuf").tpot_us)
+      << "the PSUM running sum now raises the hybrid's TPOT as measured: update README 'Known gaps' and this test";
+  EXPECT_LE(run("--dataflow dense --down-schedule weight-psum").tpot_us,
+            run("--dataflow dense --down-schedule weight-sbuf").tpot_us)
+      << "the PSUM running sum now raises dense's TPOT as measured: update README 'Known gaps' and this test";
 }
 
 }  // namespace

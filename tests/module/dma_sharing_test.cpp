@@ -104,7 +104,7 @@ ops:
   - {name: rows, engine: dma, bytes: 32768, partitions: 4}
   - {name: hw, engine: dma, queue: 1, bytes: 1048576, dge: hwdge}
 )", trn3());
-  // A5's A[4, 4096] BF16: 4 partitions run on one engine, 33 B/ns: 32768 / 0.033 = 992969.7 -> 992970 ps
+  // DMA's A[4, 4096] BF16: 4 partitions run on one engine, 33 B/ns: 32768 / 0.033 = 992969.7 -> 992970 ps
   // (4 descriptors x 62 ns = 248 ns hide under it) + 1300000.
   EXPECT_EQ(run->end("rows"), 2292970);
   // Hardware DGE adds its 600 ns instruction to the issue: hw moves from 1900000 ps. rows keeps its one

@@ -1,4 +1,4 @@
-// Cost formulas of docs/hardware-facts.md §4 with the arithmetic written out, on the shipped trn3 numbers
+// Cost formulas of docs/hardware-model.md with the arithmetic written out, on the shipped trn3 numbers
 // (tensor 2.4 GHz; vector/scalar/gpsimd 1.2 GHz; MIN_II 64; LoadStationary 32; GPSIMD_START 150).
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ TEST(CostModel, MatmulIsMovingFreeOrTheIssueFloorPlusLoadStationary) {
   EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 512, Dtype::bf16, true), 544);
   // Stationary reused: 512.
   EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 512, Dtype::bf16, false), 512);
-  // Matrix-vector with the vector moving (n = 1): max(min(64, 128), 1) = 64 (A8: one MM every 64 cycles).
+  // Matrix-vector with the vector moving (n = 1): max(min(64, 128), 1) = 64 (PERF: one MM every 64 cycles).
   EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 1, Dtype::bf16, false), 64);
   // A one-column stationary: max(min(64, 1), 512) = 512.
   EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 1, 512, Dtype::bf16, false), 512);

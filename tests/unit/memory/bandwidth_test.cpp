@@ -92,7 +92,7 @@ TEST(DmaCost, PlanIssueDescriptorTimeAndEngines) {
   EXPECT_EQ(p.descriptors, 128u);
   EXPECT_EQ(p.descriptor_ps, 496000);
   EXPECT_DOUBLE_EQ(p.max_bytes_per_ps, 0.528);
-  // 4 partitions run on one engine (A5's A[4, 4096] example): 4 x 62 ns, 33 B/ns.
+  // 4 partitions run on one engine (DMA's A[4, 4096] example): 4 x 62 ns, 33 B/ns.
   p = cost::plan_dma(transfer(32768, 4), hw);
   EXPECT_EQ(p.engines, 1u);
   EXPECT_EQ(p.descriptor_ps, 248000);
