@@ -37,6 +37,15 @@ void keep_freed_memory() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, 16 << 20);
+  // The heap's first 24 MiB on huge pages: malloc serves the many small and middling blocks of a run from it
+  // and keeps what is freed, so they fault in a dozen 2 MiB pages instead of thousands of 4 KiB ones.
+  constexpr std::size_t kHeapBytes = std::size_t{24} << 20, kPage = std::size_t{2} << 20;
+  if (void* block = std::malloc(kHeapBytes)) {
+    std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(block) + kPage - 1) & ~(kPage - 1);
+    std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(block) + kHeapBytes) & ~(kPage - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    std::free(block);
+  }
 }
 
 }  // namespace stasim::cli
