@@ -9,8 +9,9 @@ ScheduleGraph random_dag(std::size_t count, std::uint32_t cores, std::uint64_t s
   auto pick = [&rng](std::uint64_t n) { return rng() % n; };  // not std::uniform_*: identical on every platform
   ScheduleGraph g;
   // Names are "op" and the id in at least 7 digits ("op0000042"); written by hand, as printf costs more than
-  // the rest of an op's construction.
-  g.reserve(count, count * 2, count * (count > 10000000 ? 11 : 9));
+  // the rest of an op's construction. A fifth of the draws is a matmul that adds its drain too, so about a sixth
+  // of the ops are matmuls, each with a PSUM group of its own: room for a fifth (reserved, not touched).
+  g.reserve(count, count * 2, count * (count > 10000000 ? 11 : 9), count / 5 + 1);
   char name[24];
   auto add = [&](const Op& op) {
     std::size_t id = g.size(), digits = 0;

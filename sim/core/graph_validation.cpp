@@ -218,11 +218,18 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   constexpr std::size_t kMaxReported = 50;
   for (OpId v = 0; v < n && p.list().size() < kMaxReported; ++v) check_op(g.op(v), v, who, hw, p);
 
+  // Builders add an op's dependencies on ops made before it, and every queue lists its ops in id order (add_op
+  // appends): when every edge points forward, ids themselves are an execution order, so no edge can point back
+  // in its queue and there is no cycle. Only a graph with a backward edge (a hand-written schedule) needs the
+  // per-queue positions and the topological sort below.
+  bool forward = true;
+  for (ScheduleGraph::EdgeId e = 0; e < g.edge_count() && forward; ++e) forward = g.source(e) < g.target(e);
+
   // A dependency on an op later in one's own queue can never be satisfied.
-  std::vector<std::uint32_t> position(n, 0);
+  std::vector<std::uint32_t> position(forward ? 0 : n, 0);
   for (const Queue& q : g.queues())
-    for (std::size_t i = 0; i < q.ops.size(); ++i) position[q.ops[i]] = static_cast<std::uint32_t>(i);
-  for (OpId v = 0; v < n && p.list().size() < kMaxReported; ++v) {
+    for (std::size_t i = 0; i < q.ops.size() && !forward; ++i) position[q.ops[i]] = static_cast<std::uint32_t>(i);
+  for (OpId v = 0; v < n && !forward && p.list().size() < kMaxReported; ++v) {
     for (ScheduleGraph::EdgeId e : g.in_edges(v)) {
       OpId s = g.source(e);
       if (s == v) {
@@ -275,8 +282,9 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   }
   p.throw_if_any();
 
-  std::vector<OpId> order = execution_order(g);
-  if (order.empty() && n > 0) {
+  std::vector<OpId> order;
+  if (!forward) order = execution_order(g);
+  if (!forward && order.empty() && n > 0) {
     OrderGraph og = build_order_graph(g);
     std::vector<char> done(n, 0);
     std::vector<OpId> ready;
@@ -299,17 +307,31 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   }
 
   // The release of a PSUM group must wait (through deps or program order) for the group's last op, or the bank
-  // could be freed under it. Search the release's ancestors, pruning ops that start before the last member.
-  std::vector<std::uint32_t> rank(n);
-  for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
-  std::vector<OpId> prev_in_queue(n, kNoOp);
-  for (const Queue& q : g.queues())
-    for (std::size_t i = 1; i < q.ops.size(); ++i) prev_in_queue[q.ops[i]] = q.ops[i - 1];
-  std::vector<std::uint32_t> visited(n, 0xFFFFFFFFu);
+  // could be freed under it. Search the release's ancestors, pruning ops that start before the last member in
+  // an execution order (ids, when every edge points forward): the ops between the two all come after it there.
+  // Most releases depend on the last member directly; the arrays of the search are made for the first that
+  // does not.
+  std::vector<std::uint32_t> rank;
+  std::vector<OpId> prev_in_queue;
+  std::vector<std::uint32_t> visited;
+  auto rank_of = [&](OpId v) { return forward ? v : rank[v]; };
   std::uint32_t stamp = 0;
   std::vector<OpId> stack;  // one for every group: a search allocates nothing once it has grown
   for (const PsumGroup& grp : g.psum_groups()) {
     if (grp.release_op == kNoOp || grp.release_op == grp.last_op) continue;
+    bool direct = false;
+    for (ScheduleGraph::EdgeId e : g.out_edges(grp.last_op)) direct = direct || g.target(e) == grp.release_op;
+    if (direct) continue;
+    if (visited.empty()) {
+      if (!forward) {
+        rank.resize(n);
+        for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
+      }
+      prev_in_queue.assign(n, kNoOp);
+      for (const Queue& q : g.queues())
+        for (std::size_t i = 1; i < q.ops.size(); ++i) prev_in_queue[q.ops[i]] = q.ops[i - 1];
+      visited.assign(n, 0xFFFFFFFFu);
+    }
     ++stamp;
     bool found = false;
     stack.assign(1, grp.release_op);
@@ -318,7 +340,7 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
       stack.pop_back();
       auto visit = [&](OpId s) {
         if (s == grp.last_op) found = true;
-        if (s != kNoOp && rank[s] > rank[grp.last_op] && visited[s] != stamp) {
+        if (s != kNoOp && rank_of(s) > rank_of(grp.last_op) && visited[s] != stamp) {
           visited[s] = stamp;
           stack.push_back(s);
         }

@@ -71,7 +71,7 @@ OpId ScheduleGraph::add_op(Op op, std::string_view name, std::string_view prefix
   name_end_.push_back(names_.size());
   queues_[q].ops.push_back(id);
   queue_of_.push_back(q);
-  adjacency_.valid = false;
+  adjacency_.out.valid = adjacency_.in.valid = false;
   return id;
 }
 
@@ -79,25 +79,28 @@ void ScheduleGraph::add_dep(OpId from, OpId to, DepKind kind) {
   edge_from_.push_back(from);
   edge_to_.push_back(to);
   edge_kind_.push_back(kind);
-  adjacency_.valid = false;
+  adjacency_.out.valid = adjacency_.in.valid = false;
 }
 
-const ScheduleGraph::Adjacency& ScheduleGraph::adjacency() const {
-  if (adjacency_.valid) return adjacency_;
-  // Counting sort of the edge ids by source (out) and by target (in); stable, so each list keeps insertion order.
-  auto build = [this](Lists& l, const std::vector<OpId>& key) {
-    const std::size_t n = ops_.size();
-    l.offset.assign(n + 1, 0);
-    for (OpId v : key) ++l.offset[v + 1];
-    for (std::size_t v = 0; v < n; ++v) l.offset[v + 1] += l.offset[v];
-    l.ids.resize(key.size());
+void ScheduleGraph::build_lists(Lists& l, const std::vector<OpId>& key) const {
+  // Counting sort of the edge ids by `key`; stable, so each list keeps insertion order. Builders add an op's
+  // in-edges right after the op, so the targets often come sorted already: the ids are then 0, 1, 2, ...
+  const std::size_t n = ops_.size();
+  l.offset.assign(n + 1, 0);
+  bool sorted = true;
+  for (std::size_t e = 0; e < key.size(); ++e) {
+    ++l.offset[key[e] + 1];
+    if (e > 0 && key[e] < key[e - 1]) sorted = false;
+  }
+  for (std::size_t v = 0; v < n; ++v) l.offset[v + 1] += l.offset[v];
+  l.ids.resize(key.size());
+  if (sorted) {
+    for (EdgeId e = 0; e < key.size(); ++e) l.ids[e] = e;
+  } else {
     std::vector<std::uint32_t> next(l.offset.begin(), l.offset.end() - 1);
     for (EdgeId e = 0; e < key.size(); ++e) l.ids[next[key[e]]++] = e;
-  };
-  build(adjacency_.out, edge_from_);
-  build(adjacency_.in, edge_to_);
-  adjacency_.valid = true;
-  return adjacency_;
+  }
+  l.valid = true;
 }
 
 ScheduleGraph ScheduleGraph::copy() const {
@@ -187,8 +190,9 @@ OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name) 
   return add_op(std::move(gen), ".dge", dma_name);
 }
 
-void ScheduleGraph::reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes) {
+void ScheduleGraph::reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes, std::size_t psum_groups) {
   ops_.reserve(ops);
+  groups_.reserve(psum_groups);
   names_.reserve(name_bytes);
   name_end_.reserve(ops);
   queue_of_.reserve(ops);

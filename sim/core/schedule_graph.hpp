@@ -159,9 +159,9 @@ class ScheduleGraph {
   // phase and shape, named "<dma name>.dge", appended to the core's GpSimd queue. The caller moves the
   // transfer's dependencies onto it and makes the transfer depend on it.
   OpId add_descriptor_op(const Op& dma, std::string_view dma_name);
-  // Room for `ops` ops, `deps` dependencies and `name_bytes` bytes of names, so a builder that knows its size
-  // grows nothing (growing copies what is there and touches fresh memory twice).
-  void reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes = 0);
+  // Room for `ops` ops, `deps` dependencies, `name_bytes` bytes of names and `psum_groups` accumulation groups,
+  // so a builder that knows its size grows nothing (growing copies what is there and touches fresh memory twice).
+  void reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes = 0, std::size_t psum_groups = 0);
 
   std::size_t size() const { return ops_.size(); }
   const Op& op(OpId id) const { return ops_[id]; }
@@ -177,8 +177,8 @@ class ScheduleGraph {
   OpId source(EdgeId e) const { return edge_from_[e]; }
   OpId target(EdgeId e) const { return edge_to_[e]; }
   DepKind dep_kind(EdgeId e) const { return edge_kind_[e]; }
-  EdgeRange out_edges(OpId v) const { return range(adjacency().out, v); }
-  EdgeRange in_edges(OpId v) const { return range(adjacency().in, v); }
+  EdgeRange out_edges(OpId v) const { return range(lists(adjacency_.out, edge_from_), v); }
+  EdgeRange in_edges(OpId v) const { return range(lists(adjacency_.in, edge_to_), v); }
   std::size_t out_degree(OpId v) const { return out_edges(v).size(); }
   std::size_t in_degree(OpId v) const { return in_edges(v).size(); }
 
@@ -194,15 +194,22 @@ class ScheduleGraph {
   struct Lists {
     std::vector<std::uint32_t> offset;  // per op + 1: its edges are ids[offset[v] .. offset[v + 1])
     std::vector<EdgeId> ids;
+    bool valid = false;
   };
+  // Each direction is built on its first use: the kernel walks only out-edges, so a graph that is simulated
+  // and never walked backwards (the bench's) never holds its in-edge lists.
   struct Adjacency {
     Lists out, in;
-    bool valid = false;
   };
   static EdgeRange range(const Lists& l, OpId v) {
     return {l.ids.data() + l.offset[v], l.ids.data() + l.offset[v + 1]};
   }
-  const Adjacency& adjacency() const;
+  // `l`, built if needed from the edges' endpoints `key` (edge_from_ for out-edges, edge_to_ for in-edges).
+  const Lists& lists(Lists& l, const std::vector<OpId>& key) const {
+    if (!l.valid) build_lists(l, key);
+    return l;
+  }
+  void build_lists(Lists& l, const std::vector<OpId>& key) const;
   std::uint32_t queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue);
 
   std::vector<Op> ops_;

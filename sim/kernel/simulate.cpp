@@ -53,11 +53,12 @@ void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGra
       run.dma.push_back(d);
       continue;
     }
-    // The op reads its queue predecessor's result: it pays the static overhead of dependent chains.
+    // The op reads its queue predecessor's result: it pays the static overhead of dependent chains. (Looked up
+    // among the predecessor's out-edges: the kernel needs those anyway, and no in-edge lists.)
     bool dependent = false;
     if (previous != kNoOp)
-      for (ScheduleGraph::EdgeId e : graph.in_edges(v))
-        if (graph.source(e) == previous) dependent = true;
+      for (ScheduleGraph::EdgeId e : graph.out_edges(previous))
+        if (graph.target(e) == v) dependent = true;
     r.aux = o.psum_group;
     r.duration_ps = cost::op_duration(o, hw, dependent);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "engines/cost_model.hpp"
 #include "memory/dma_cost.hpp"
@@ -35,6 +36,9 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
     if (r.bytes_per_ns < slowest.bytes_per_ns) slowest = r;
 
   const double semaphore_ps = hw.semaphore_ns * 1000.0;
+  // In-degrees counted from the edges: the graph's in-edge lists would be built for this alone.
+  std::vector<std::uint32_t> in_degree(graph.size(), 0);
+  for (ScheduleGraph::EdgeId e = 0; e < graph.edge_count(); ++e) ++in_degree[graph.target(e)];
   double total_ps = 0;
   OpId longest = kNoOp;
   double longest_ps = -1;
@@ -53,7 +57,7 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
       if (op.engine == Engine::tensor && hw.tensor.throttle_start_fraction < 1)
         ps /= std::max(hw.tensor.throttle_start_fraction, 1e-3);
     }
-    ps += semaphore_ps * static_cast<double>(graph.in_degree(v));
+    ps += semaphore_ps * static_cast<double>(in_degree[v]);
     if (!(ps >= 0)) ps = kMaxSimulatedPs * 2;  // NaN: treat as beyond any budget
     total_ps += ps;
     if (ps > longest_ps) {

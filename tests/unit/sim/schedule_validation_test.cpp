@@ -156,6 +156,28 @@ TEST(GraphValidation, PsumProblems) {
               HasSubstr("op 'cp': releases PSUM bank 0 of group 'mm' but does not wait for its op 'mm'"));
 }
 
+// A release may wait for its group's last op through other ops or its queue's program order. Validation takes
+// ids as the execution order when every dependency points forward and sorts the graph when one points back
+// (here 'x' waits for 'y', made after it); both forms accept the indirect waits and report the missing one.
+TEST(GraphValidation, PsumReleaseWaitsThroughOtherOpsOrProgramOrder) {
+  const std::string chain = "ops:\n  - {name: mm, engine: tensor, k: 128, m: 128, n: 64, psum_bank: 0}\n"
+                            "  - {name: v, engine: scalar, duration_ns: 5, deps: [mm]}\n";
+  // mm -> v -> cp (dependencies) and mm -> w -(vector queue)-> cp (program order).
+  EXPECT_EQ(problem_of(chain + "  - {name: cp, engine: vector, duration_ns: 5, deps: [v], releases_psum_bank: 0}\n"),
+            "(no error)");
+  EXPECT_EQ(problem_of(chain + "  - {name: w, engine: vector, duration_ns: 5, deps: [mm]}\n"
+                               "  - {name: cp, engine: vector, duration_ns: 5, releases_psum_bank: 0}\n"),
+            "(no error)");
+  const std::string backward = "ops:\n  - {name: x, engine: gpsimd, duration_ns: 5, deps: [y]}\n"
+                               "  - {name: y, engine: scalar, duration_ns: 5}\n";
+  EXPECT_EQ(problem_of(backward + chain.substr(5) +
+                       "  - {name: cp, engine: vector, duration_ns: 5, deps: [v], releases_psum_bank: 0}\n"),
+            "(no error)");
+  EXPECT_THAT(problem_of(backward + chain.substr(5) +
+                         "  - {name: cp, engine: vector, duration_ns: 5, deps: [y], releases_psum_bank: 0}\n"),
+              HasSubstr("op 'cp': releases PSUM bank 0 of group 'mm' but does not wait for its op 'mm'"));
+}
+
 TEST(GraphValidation, CyclesAreNamedOpByOp) {
   std::string e = problem_of(R"(ops:
   - {name: a, engine: vector, duration_ns: 5, deps: [c]}
