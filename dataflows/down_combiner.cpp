@@ -87,7 +87,7 @@ void DownCombiner::weight_stationary(const DownInput& in, const std::string& nam
     std::uint32_t load = std::min<std::uint32_t>(it / tiles_per_load, static_cast<std::uint32_t>(in.weights.loads.size()) - 1);
     for (std::uint32_t ht = 0; ht < h_tiles(); ++ht) {
       Deps deps;
-      if (ht == 0) deps = {in.p_ready, in.weights.loads[load]};
+      if (ht == 0) deps = Deps{in.p_ready, in.weights.loads[load]};
       std::uint32_t bank = ht / tiles_per_bank;
       last[bank] = b.matmul(core_, std::min<std::uint32_t>(128, in.i_cols - it * 128),
                             std::min<std::uint32_t>(128, h_cols_ - ht * 128), T, true, accs[bank], deps, "down",
@@ -133,7 +133,7 @@ void DownCombiner::activation_stationary(const DownInput& in, const std::string&
       std::uint32_t load = std::min<std::uint32_t>(it / tiles_per_load, static_cast<std::uint32_t>(in.weights.loads.size()) - 1);
       for (std::uint32_t nt = g0; nt < g1; ++nt) {
         Deps deps;
-        if (nt == g0) deps = {in.p_ready, in.weights.loads[load]};
+        if (nt == g0) deps = Deps{in.p_ready, in.weights.loads[load]};
         last[nt - g0] = b.matmul(core_, std::min<std::uint32_t>(128, in.i_cols - it * 128), T,
                                  std::min<std::uint32_t>(kBankColumns, h_cols_ - nt * kBankColumns), nt == g0, accs[nt - g0],
                                  deps, "down", label(core_, idx(name + ".down", it * n_tiles + nt)));
