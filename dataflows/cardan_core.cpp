@@ -37,7 +37,7 @@ CardanCore::CardanCore(DecodeContext& ctx, std::uint32_t core, const MoeInputs& 
   shape_.z_rows = ctx.hidden;
   shape_.r = partial_ ? ctx.share(r_, core) : r_;
   r_ = shape_.r;
-    if (ctx.model.gated) projections_.push_back({"gate", rep_.gate});
+  if (ctx.model.gated) projections_.push_back({"gate", rep_.gate});
   projections_.push_back({"up", rep_.up});
   if (!active()) return;
   PsumRoles roles;

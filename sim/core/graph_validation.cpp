@@ -226,9 +226,12 @@ void validate_graph(const ScheduleGraph& g, const HardwareConfig& hw, const OpLo
   for (ScheduleGraph::EdgeId e = 0; e < g.edge_count() && forward; ++e) forward = g.source(e) < g.target(e);
 
   // A dependency on an op later in one's own queue can never be satisfied.
-  std::vector<std::uint32_t> position(forward ? 0 : n, 0);
-  for (const Queue& q : g.queues())
-    for (std::size_t i = 0; i < q.ops.size() && !forward; ++i) position[q.ops[i]] = static_cast<std::uint32_t>(i);
+  std::vector<std::uint32_t> position;
+  if (!forward) {
+    position.assign(n, 0);
+    for (const Queue& q : g.queues())
+      for (std::size_t i = 0; i < q.ops.size(); ++i) position[q.ops[i]] = static_cast<std::uint32_t>(i);
+  }
   for (OpId v = 0; v < n && !forward && p.list().size() < kMaxReported; ++v) {
     for (ScheduleGraph::EdgeId e : g.in_edges(v)) {
       OpId s = g.source(e);

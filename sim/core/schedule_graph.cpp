@@ -103,6 +103,11 @@ void ScheduleGraph::build_lists(Lists& l, const std::vector<OpId>& key) const {
   l.valid = true;
 }
 
+void ScheduleGraph::in_degrees(std::vector<std::uint32_t>& out) const {
+  out.assign(ops_.size(), 0);
+  for (OpId to : edge_to_) ++out[to];
+}
+
 ScheduleGraph ScheduleGraph::copy() const {
   ScheduleGraph g;
   g.ops_ = ops_;

@@ -181,6 +181,9 @@ class ScheduleGraph {
   EdgeRange in_edges(OpId v) const { return range(lists(adjacency_.in, edge_to_), v); }
   std::size_t out_degree(OpId v) const { return out_edges(v).size(); }
   std::size_t in_degree(OpId v) const { return in_edges(v).size(); }
+  // Every op's in-degree into `out` (resized to size()), counted from the edge table: for a caller that needs
+  // only the counts, without building the in-edge lists.
+  void in_degrees(std::vector<std::uint32_t>& out) const;
 
   const std::vector<Queue>& queues() const { return queues_; }
   std::uint32_t queue_of(OpId id) const { return queue_of_[id]; }

@@ -10,9 +10,7 @@ void RunState::reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_
   semaphore_ps_ = run.semaphore_ps;
   std::size_t n = graph_->size();
   timing_.assign(n, OpTiming{});
-  // Counted from the edges rather than read from the in-edge lists, which the kernel has no other use for.
-  remaining_.assign(n, 0);
-  for (ScheduleGraph::EdgeId e = 0; e < graph_->edge_count(); ++e) ++remaining_[graph_->target(e)];
+  graph_->in_degrees(remaining_);  // the kernel has no other use for in-edge lists
   head_.assign(graph_->queues().size(), 0);
   listeners_.assign(graph_->queues().size(), nullptr);
   psum_ = nullptr;

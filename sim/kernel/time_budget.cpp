@@ -36,9 +36,8 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
     if (r.bytes_per_ns < slowest.bytes_per_ns) slowest = r;
 
   const double semaphore_ps = hw.semaphore_ns * 1000.0;
-  // In-degrees counted from the edges: the graph's in-edge lists would be built for this alone.
-  std::vector<std::uint32_t> in_degree(graph.size(), 0);
-  for (ScheduleGraph::EdgeId e = 0; e < graph.edge_count(); ++e) ++in_degree[graph.target(e)];
+  std::vector<std::uint32_t> in_degree;  // the graph's in-edge lists would be built for this alone
+  graph.in_degrees(in_degree);
   double total_ps = 0;
   OpId longest = kNoOp;
   double longest_ps = -1;

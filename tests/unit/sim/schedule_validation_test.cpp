@@ -24,6 +24,22 @@ std::string problem_of(const std::string& yaml) {
   return "(no error)";
 }
 
+// in_degrees counts each op's dependencies from the edge table, the same as in_degree(v) from the in-edge
+// lists: a (none), b (a), c (a, b) and d listed before its dependency c (a backward edge): 0, 1, 2, 1.
+TEST(ScheduleGraphEdges, InDegreesCountEachOpsDependencies) {
+  LoadedSchedule s = read_schedule(parse_yaml_text(R"(
+ops:
+  - {name: a, engine: vector, kind: tensor_copy, free: 8}
+  - {name: d, engine: scalar, kind: activation, free: 8, deps: [c]}
+  - {name: b, engine: vector, kind: tensor_copy, free: 8, deps: [a]}
+  - {name: c, engine: gpsimd, kind: iota, free: 8, deps: [a, b]}
+)", "s.yaml"), "s.yaml");
+  std::vector<std::uint32_t> degrees{7, 7};  // replaced, not appended to
+  s.graph.in_degrees(degrees);
+  EXPECT_EQ(degrees, (std::vector<std::uint32_t>{0, 1, 1, 2}));  // ids in file order: a, d, b, c
+  for (OpId v = 0; v < s.graph.size(); ++v) EXPECT_EQ(degrees[v], s.graph.in_degree(v)) << v;
+}
+
 TEST(ScheduleYaml, ReadsOpsQueuesGroupsAndBuffers) {
   LoadedSchedule s = read_schedule(parse_yaml_text(R"(
 buffers:
