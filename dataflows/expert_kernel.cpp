@@ -56,11 +56,16 @@ ExpertLoads load_expert(DecodeContext& ctx, std::uint32_t core, const ExpertSlic
     std::vector<OpId> tiles;
     for (std::uint32_t r0 = 0; r0 < slice.h_rows; r0 += rows_per_load) {
       std::uint32_t rows = std::min(rows_per_load, slice.h_rows - r0);
-      // NxDI's per-rank [E, H, 2, I]: a row holds gate then up, 2 x I contiguous elements, and partition p takes
-      // rows/128 adjacent rows, so a partition's bytes are one run when the shard spans I (the fused gate/up view
-      // of docs/fidelity: half the descriptors of selecting gate and up apart, runs twice as long). A narrower
-      // shard reads runs of its width per projection.
-      std::uint32_t run = cols == slice.i_cols ? 0 : cols * 2;
+      // NxDI's per-rank [E, H, 2, I]: a row of H holds gate then up, I elements each. nki-library's selective
+      // kernel views the expert's gate and its up weights apart (selective_expert_impl selects GATE and UP of
+      // dim 1) and loads each [HTile, I] tile with partition p taking HTile/128 adjacent rows, so a partition's
+      // bytes arrive in runs of one projection's I columns: rows/128 x 2 runs of I x 2 B per partition (e.g.
+      // Qwen3 per core: 1024 rows x 2 projections = 2048 descriptors of 384 B per expert). Fusing the two
+      // views into one copy of 2 x I runs is a hand optimisation outside the library ("halves descriptor
+      // count", a public Trainium 3 megakernel); docs/hardware-model.md DMA. One transfer here carries both
+      // projections' runs (the kernel's two copies go to different queues and share the same DMA engines).
+      // Without gating a row is the projection's I elements, one run when the shard spans I.
+      std::uint32_t run = gated || cols != slice.i_cols ? cols * 2 : 0;
       tiles.push_back(ring.load(std::uint64_t(rows) * projections(gated) * cols * 2, std::min<std::uint32_t>(128, rows), run, deps,
                                 "gate_up", label(core, idx(name + ".load_gate_up", n++)), ctx.routed_dge()));
     }

@@ -57,9 +57,8 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
   // + 1 step-time ratio + the attention share = 20 targets.
   ASSERT_EQ(by_id.size(), 20u);
-  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "ablation.hybrid_only.reduction_vs_dense",
-                         "profile6.tensor_active_us[hybrid_only]", "profile6.dma_active_us[hybrid_only]",
-                         "profile6.dma_active_us[reuse]", "profile6.gpsimd_instructions[reuse]",
+  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "ablation.reuse.reduction_vs_previous",
+                         "profile6.tensor_active_us[hybrid_only]", "profile6.gpsimd_instructions[reuse]",
                          "profile6.gpsimd_active_us[reuse]", "profile6.step_time_ratio[d2_r0_vs_d8_r384]",
                          "attention_share.dense"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
@@ -70,10 +69,15 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   EXPECT_NEAR(by_id["dense.tpot_ms"]["predicted"].get<double>(), 7.851, 7.851 * 0.05);
   EXPECT_NEAR(by_id["cardan.tpot_ms"]["predicted"].get<double>(), 6.278, 6.278 * 0.05);
   // With the expert loop software-pipelined and z split over r, hybrid alone is faster than dense (12.1%
-  // published); it was slower (-15%) while the partial z crossed between the cores every round.
-  EXPECT_GT(by_id["ablation.hybrid_only.reduction_vs_dense"]["predicted"].get<double>(), 0.0);
+  // published); it was slower (-15%) while the partial z crossed between the cores every round. Since dense
+  // reads gate and up apart (2048 descriptors of 384 B per expert and core) it is 14.2%, 0.6 points too many.
+  EXPECT_GT(by_id["ablation.hybrid_only.reduction_vs_dense"]["predicted"].get<double>(), 0.121);
+  // DMA-active over six layers at (4, 256): 522.5 and 499.2 us against 705 and 643 measured, below by more than
+  // the 10% tolerance: the hybrid's DMA work is missing a part (README known gaps).
+  EXPECT_LT(by_id["profile6.dma_active_us[hybrid_only]"]["predicted"].get<double>(), 705 * 0.9);
   EXPECT_GT(by_id["profile6.tensor_active_us[reuse]"]["predicted"].get<double>(), 400);
-  for (const char* id : {"ablation.reuse.reduction_vs_previous", "ablation.batching.reduction_vs_previous",
+  for (const char* id : {"ablation.hybrid_only.reduction_vs_dense", "profile6.dma_active_us[hybrid_only]",
+                         "profile6.dma_active_us[reuse]", "ablation.batching.reduction_vs_previous",
                          "profile6.tensor_active_us[reuse]", "profile6.gpsimd_instructions[reuse_and_batching]",
                          "profile6.gpsimd_active_us[reuse_and_batching]", "profile6.gpsimd_active_us_by_rate[d4_r256]",
                          "profile6.gpsimd_active_us_by_rate[d8_r384]", "profile6.gpsimd_active_us_by_rate[d2_r0]",
@@ -88,7 +92,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 6 layers x 2 cores x 8 experts x 2 projections = 192 gathers of one group plus the uint8 widening = 384.
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse]"]["predicted"].get<double>(), 384);
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse_and_batching]"]["predicted"].get<double>(), 384);
-  EXPECT_EQ(doc["passed"].get<int>(), 10);
+  EXPECT_EQ(doc["passed"].get<int>(), 8);
 
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
   // published); attention is 3.03% of Qwen3's decoder weights; the critical engines are right; the ablation
@@ -114,7 +118,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
 TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
   Outcome o = run_stasim("validate --quiet");
   EXPECT_EQ(o.code, 1) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("check failed: 10 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
+  EXPECT_THAT(o.text, HasSubstr("check failed: 12 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
   o = run_stasim("validate --quiet --report-only");
   EXPECT_EQ(o.code, 0) << o.text;
 }

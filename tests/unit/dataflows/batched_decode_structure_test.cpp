@@ -2,6 +2,7 @@
 // over its (token, expert) routes; the hybrid shares an expert's J_e, C_e and W_down between the core's tokens
 // routed to it; all-experts mode only when asked; routing errors.
 #include "decode_fixture.hpp"
+#include "sim/core/dma_descriptors.hpp"
 #include "sim/core/input_error.hpp"
 
 namespace stasim::test {
@@ -71,8 +72,11 @@ TEST(BatchedDecodeStructure, DenseLoadsEveryRouteItsOwnExpertWeights) {
   EXPECT_EQ(count_ops(g, ".load_gate_up[", "L0.c1.e"), 16u);
   const Op* gu = find_op(g, "L0.c0.e0.load_gate_up[0]");
   ASSERT_NE(gu, nullptr);
-  EXPECT_EQ(gu->bytes, 2048u * 2u * 256u * 2u);  // [H, 2, I] BF16, a partition's rows one run
-  EXPECT_EQ(gu->contiguous_bytes, 0u);
+  EXPECT_EQ(gu->bytes, 2048u * 2u * 256u * 2u);  // [H, 2, I] BF16
+  // Gate and up read apart: runs of one projection's 256 columns = 512 B; 2048 rows / 128 = 16 rows per
+  // partition x 2 projections = 32 runs per partition, 128 x 32 = 4096 descriptors.
+  EXPECT_EQ(gu->contiguous_bytes, 256u * 2u);
+  EXPECT_EQ(descriptor_count(*gu), 4096u);
   const Op* down = find_op(g, "L0.c0.e0.load_down[0]");
   ASSERT_NE(down, nullptr);
   EXPECT_EQ(down->bytes, 128u * 2048u * 2u);

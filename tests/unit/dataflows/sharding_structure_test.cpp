@@ -3,6 +3,7 @@
 // and exchange partial gate/up sums; several tokens -> the cores split the tokens (unless H·I >= 3072·1536).
 // Dense and the hybrid alike; the hybrid's partial z exchanged on T partitions.
 #include "decode_fixture.hpp"
+#include "sim/core/dma_descriptors.hpp"
 
 namespace stasim::test {
 namespace {
@@ -71,12 +72,14 @@ TEST(ShardingStructure, DenseAtOneTokenSplitsHAndExchangesPartialSums) {
   Built b = build_at("qwen3-30b-a3b", "dense", 1);
   const ScheduleGraph& g = b.decode.graph;
   EXPECT_EQ(b.decode.experts.shard, ShardOn::hidden);
-  // Each core: its 1024 rows of H as [1024, 2, 192] BF16 = 786432 B, 8 rows per partition, one run each.
+  // Each core: its 1024 rows of H as [1024, 2, 192] BF16 = 786432 B, 8 rows per partition, gate and up read
+  // apart in runs of 192 x 2 B = 384 B: 8 x 2 = 16 runs per partition, 128 x 16 = 2048 descriptors.
   for (const char* core : {"L0.c0.", "L0.c1."}) {
     const Op& gu = op_named(g, std::string(core) + "e0.load_gate_up[0]");
     EXPECT_EQ(gu.bytes, 786432u);
     EXPECT_EQ(gu.partitions, 128u);
-    EXPECT_EQ(gu.contiguous_bytes, 0u);
+    EXPECT_EQ(gu.contiguous_bytes, 384u);
+    EXPECT_EQ(descriptor_count(gu), 2048u);
     // Down: [128 rows of I, 1024 of H] in runs of this core's 1024 columns (2048 B) of [E, I, H].
     const Op& down = op_named(g, std::string(core) + "e0.load_down[0]");
     EXPECT_EQ(down.bytes, 128u * 1024u * 2u);
