@@ -37,6 +37,11 @@ WindowFigures summarize_window(const ScheduleGraph& graph, const HardwareConfig&
     }
     w.active_union_ps[e] = union_length(all);
   }
+  Intervals moving;
+  for (auto& core : per_core)
+    for (Engine e : {Engine::dma, Engine::collective})
+      moving.insert(moving.end(), core[static_cast<int>(e)].begin(), core[static_cast<int>(e)].end());
+  w.dma_with_collectives_union_ps = union_length(moving);
   return w;
 }
 

@@ -20,6 +20,9 @@ struct WindowFigures {
   // per-core profile of the rank adds up to), and the union over the rank's cores (at least one core busy).
   std::array<Picoseconds, kEngineCount> active_sum_ps{};
   std::array<Picoseconds, kEngineCount> active_union_ps{};
+  // The union over the rank of DMA transfers and collectives: the collective-communication cores move a
+  // collective's data with the same DMA engines, so a profile's DMA-active time includes it.
+  Picoseconds dma_with_collectives_union_ps = 0;
   std::array<std::uint64_t, kEngineCount> instructions{};  // ISA instructions of the kept ops
   std::uint64_t hbm_read_bytes = 0;
 };

@@ -63,6 +63,28 @@ TEST(ProfileWindow, DecoderLayersLeaveOutEmbeddingAndLmHead) {
   EXPECT_EQ(all.hbm_read_bytes, 5596u);
 }
 
+// A profile's DMA-active time counts collectives too (the CC cores run them on the DMA engines): the union of
+// both kinds over the rank's cores.
+TEST(ProfileWindow, DmaActiveWithCollectivesIsTheUnionOfBoth) {
+  ScheduleGraph g;
+  HardwareConfig hw;
+  hw.lnc = 2;
+  OpId w0 = add_op_on(g, "w0", Engine::dma, 0, "down", 100);
+  OpId w1 = add_op_on(g, "w1", Engine::dma, 1, "down", 100);
+  OpId ar = add_op_on(g, "all_reduce", Engine::collective, 0, "collective");
+  OpId mm = add_op_on(g, "mm", Engine::tensor, 0, "gate_up");
+  SimResult r;
+  r.ops.assign(g.size(), OpTiming{});
+  r.ops[w0] = {0, 100, kNoOp, BoundKind::start};
+  r.ops[w1] = {50, 150, kNoOp, BoundKind::start};
+  r.ops[ar] = {120, 400, kNoOp, BoundKind::start};
+  r.ops[mm] = {400, 900, kNoOp, BoundKind::start};  // a compute engine: not counted
+  const WindowFigures w = summarize_window(g, hw, r, [](const Op&) { return true; });
+  // DMA alone: [0, 150) = 150. With the all-reduce: [0, 150) and [120, 400) join to [0, 400) = 400.
+  EXPECT_EQ(w.active_union_ps[static_cast<int>(Engine::dma)], 150);
+  EXPECT_EQ(w.dma_with_collectives_union_ps, 400);
+}
+
 TEST(ProfileWindow, EmptyWindowIsAllZeros) {
   ScheduleGraph g;
   HardwareConfig hw;
