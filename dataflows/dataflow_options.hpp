@@ -58,6 +58,10 @@ struct DataflowOptions {
   // SBUF): hardware DGE where the core has it (nki-library mlp_tkg loads expert weights with dge_mode.hwdge),
   // else GpSimd; `swdge` forces GpSimd (gate_up_projection_mx_shard_H's MX loads), competing with the gathers.
   bool routed_swdge = false;
+  // Dense experts' gate and up weights loaded as one view of NxDI's per-rank [E, H, 2, I] (each partition's rows
+  // in one run of 2 x I elements) instead of nki-library's two views (runs of I each, twice the descriptors): the
+  // hand optimisation of a public Trainium 3 megakernel (docs/hardware-model.md DMA, MEGA).
+  bool fused_gate_up_loads = false;
 };
 
 }  // namespace stasim

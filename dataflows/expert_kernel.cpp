@@ -62,10 +62,11 @@ ExpertLoads load_expert(DecodeContext& ctx, std::uint32_t core, const ExpertSlic
       // bytes arrive in runs of one projection's I columns: rows/128 x 2 runs of I x 2 B per partition (e.g.
       // Qwen3 per core: 1024 rows x 2 projections = 2048 descriptors of 384 B per expert). Fusing the two
       // views into one copy of 2 x I runs is a hand optimisation outside the library ("halves descriptor
-      // count", a public Trainium 3 megakernel); docs/hardware-model.md DMA. One transfer here carries both
-      // projections' runs (the kernel's two copies go to different queues and share the same DMA engines).
-      // Without gating a row is the projection's I elements, one run when the shard spans I.
-      std::uint32_t run = gated || cols != slice.i_cols ? cols * 2 : 0;
+      // count", a public Trainium 3 megakernel; --fused-gate-up-loads); docs/hardware-model.md DMA. One transfer
+      // here carries both projections' runs (the kernel's two copies go to different queues and share the same
+      // DMA engines). Without gating, or with the fused view, a row's elements are one run when the shard spans I.
+      const bool apart = gated && !ctx.options.fused_gate_up_loads;
+      std::uint32_t run = apart || cols != slice.i_cols ? cols * 2 : 0;
       tiles.push_back(ring.load(std::uint64_t(rows) * projections(gated) * cols * 2, std::min<std::uint32_t>(128, rows), run, deps,
                                 "gate_up", label(core, idx(name + ".load_gate_up", n++)), ctx.routed_dge()));
     }

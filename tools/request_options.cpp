@@ -32,6 +32,8 @@ void add_switch_options(CLI::App* sub, RunRequest& r) {
                 "the routed experts' weight loads get their descriptors from GpSimd (software DGE) instead of the hardware DGE");
   sub->add_flag("--fuse-projections", r.fuse_projections,
                 "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
+  sub->add_flag("--fused-gate-up-loads", r.fused_gate_up_loads,
+                "dense experts' gate and up weights loaded as one view (runs of 2 x I per row) instead of two (runs of I)");
 }
 
 void add_set_option(CLI::App* sub, RunRequest& r) {

@@ -121,6 +121,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.options.fuse_projections = req.fuse_projections;
   run.options.all_experts = req.all_experts;
   run.options.routed_swdge = req.routed_swdge;
+  run.options.fused_gate_up_loads = req.fused_gate_up_loads;
   if (req.all_experts && run.model.experts <= 0)
     throw InputError("--all-experts: " + run.model.name + " has no routed experts (dataflow " + req.dataflow +
                      " runs none), so there is no expert loop to run over all experts");

@@ -25,6 +25,7 @@ const std::vector<Axis>& axes() {
       {"all_experts", Kind::on_switch, "--all-experts"},
       {"routed_swdge", Kind::on_switch, "--routed-swdge"},
       {"fuse_projections", Kind::on_switch, "--fuse-projections"},
+      {"fused_gate_up_loads", Kind::on_switch, "--fused-gate-up-loads"},
       {"tp", Kind::count, "--tp"},
       {"lnc", Kind::count, "--lnc"},
       {"context", Kind::count, "--context"},
@@ -52,6 +53,7 @@ bool* switch_field(RunRequest& r, const std::string& name) {
   if (name == "overlap") return &r.no_overlap;
   if (name == "all_experts") return &r.all_experts;
   if (name == "routed_swdge") return &r.routed_swdge;
+  if (name == "fused_gate_up_loads") return &r.fused_gate_up_loads;
   return &r.fuse_projections;
 }
 

@@ -18,7 +18,7 @@ nlohmann::json request_setup(const RunRequest& r) {
           {"reuse", !r.no_reuse},    {"batch_gathers", !r.no_batch_gathers},
           {"joint_psum", !r.no_joint_psum}, {"overlap", !r.no_overlap},
           {"all_experts", r.all_experts},   {"routed_swdge", r.routed_swdge},
-          {"fuse_projections", r.fuse_projections}};
+          {"fuse_projections", r.fuse_projections}, {"fused_gate_up_loads", r.fused_gate_up_loads}};
 }
 
 }  // namespace

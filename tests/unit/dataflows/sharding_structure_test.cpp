@@ -100,6 +100,22 @@ TEST(ShardingStructure, DenseAtOneTokenSplitsHAndExchangesPartialSums) {
   EXPECT_EQ(count_ops(g, ".down[", "L0.c1.e0."), 16u);
 }
 
+// --fused-gate-up-loads: one view of [E, H, 2, I], so a partition's 8 rows of gate and up (8 x 2 x 192 x 2 B =
+// 6144 B) are one run: 128 descriptors per expert and core instead of 2048, the same bytes.
+TEST(ShardingStructure, FusedGateUpLoadsReadEachPartitionInOneRun) {
+  DataflowOptions o = one_layer();
+  o.fused_gate_up_loads = true;
+  Built b = build_at("qwen3-30b-a3b", "dense", 1, o);
+  const Op& gu = op_named(b.decode.graph, "L0.c0.e0.load_gate_up[0]");
+  EXPECT_EQ(gu.bytes, 786432u);
+  EXPECT_EQ(gu.contiguous_bytes, 0u);
+  EXPECT_EQ(descriptor_count(gu), 128u);
+  // The hybrid has no dense gate/up weights: the switch leaves its graph as it is (same ops).
+  Built apart = build_at("qwen3-30b-a3b", "cardan", 1);
+  Built fused = build_at("qwen3-30b-a3b", "cardan", 1, o);
+  EXPECT_EQ(fused.decode.graph.size(), apart.decode.graph.size());
+}
+
 TEST(ShardingStructure, DenseWithSeveralTokensSplitsThemAndExchangesNothing) {
   Built b = build_at("qwen3-30b-a3b", "dense", 4);
   const ScheduleGraph& g = b.decode.graph;
