@@ -51,7 +51,7 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
                std::optional<std::int64_t> lnc, std::optional<std::int64_t> context, std::int64_t layers,
                const std::string& down, bool reuse, bool batch_gathers, bool joint_psum, bool overlap,
                bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
-               std::uint64_t routing_seed) {
+               std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads) {
   RunRequest req;
   req.model = model;
   req.dataflow = dataflow;
@@ -70,6 +70,9 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
   req.no_joint_psum = !joint_psum;
   req.no_overlap = !overlap;
   req.fuse_projections = fuse_projections;
+  req.all_experts = all_experts;
+  req.routed_swdge = routed_swdge;
+  req.fused_gate_up_loads = fused_gate_up_loads;
   req.sets = sets;
   req.routes = routes;
   req.routing_seed = routing_seed;
@@ -86,7 +89,8 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
                  const std::string& down, int jobs, double point_time_limit, const std::vector<std::string>& sets,
                  std::optional<std::int64_t> tp, std::optional<std::int64_t> lnc, std::optional<std::int64_t> context,
                  const std::string& routes, std::uint64_t routing_seed, bool reuse, bool batch_gathers,
-                 bool joint_psum, bool overlap, bool fuse_projections) {
+                 bool joint_psum, bool overlap, bool fuse_projections, bool all_experts, bool routed_swdge,
+                 bool fused_gate_up_loads) {
   SweepSpec spec;
   // What every point starts from, as the CLI's run options on `stasim sweep` (its own model, dataflow, d, r, K,
   // batch, layers and down schedule come from the grid).
@@ -101,6 +105,9 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   spec.base.no_joint_psum = !joint_psum;
   spec.base.no_overlap = !overlap;
   spec.base.fuse_projections = fuse_projections;
+  spec.base.all_experts = all_experts;
+  spec.base.routed_swdge = routed_swdge;
+  spec.base.fused_gate_up_loads = fused_gate_up_loads;
   spec.models = models;
   spec.dataflows = dataflows;
   spec.hw = hw;
@@ -143,7 +150,8 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("context") = py::none(), py::arg("layers") = 0, py::arg("down") = "auto", py::arg("reuse") = true,
         py::arg("batch_gathers") = true, py::arg("joint_psum") = true, py::arg("overlap") = true,
         py::arg("fuse_projections") = false, py::arg("sets") = std::vector<std::string>{},
-        py::arg("routes") = "", py::arg("routing_seed") = 0);
+        py::arg("routes") = "", py::arg("routing_seed") = 0, py::arg("all_experts") = false,
+        py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false);
   m.def("sweep", &sweep,
         "Run a grid of decode simulations; returns one dict per point with the columns of `stasim sweep`'s CSV "
         "(vary maps a config key to its values, as --vary key=v1,v2).",
@@ -156,5 +164,6 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("sets") = std::vector<std::string>{}, py::arg("tp") = py::none(), py::arg("lnc") = py::none(),
         py::arg("context") = py::none(), py::arg("routes") = "", py::arg("routing_seed") = 0,
         py::arg("reuse") = true, py::arg("batch_gathers") = true, py::arg("joint_psum") = true,
-        py::arg("overlap") = true, py::arg("fuse_projections") = false);
+        py::arg("overlap") = true, py::arg("fuse_projections") = false, py::arg("all_experts") = false,
+        py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false);
 }

@@ -40,6 +40,23 @@ class RunTest(unittest.TestCase):
         off = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", batch_gathers=False)
         self.assertNotEqual(on["engines"]["gpsimd"]["instructions"], off["engines"]["gpsimd"]["instructions"])
 
+    def test_every_switch_of_run_is_a_keyword(self):
+        # The fused gate/up view moves the same bytes in fewer descriptors: dense is faster with it, as
+        # `stasim run --fused-gate-up-loads` (the same document); all_experts and routed_swdge are run's too.
+        apart = stasim.run(dataflow="dense", layers=1, down="weight-sbuf")
+        fused = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", fused_gate_up_loads=True)
+        self.assertLess(fused["tpot_us"], apart["tpot_us"])
+        self.assertEqual(fused["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"])
+        out = json.loads(cli("run", "--dataflow", "dense", "--layers", "1", "--down-schedule", "weight-sbuf",
+                             "--fused-gate-up-loads", "--quiet", "--json", "-"))
+        self.assertEqual(fused["tpot_us"], out["tpot_us"])
+        every = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", all_experts=True)
+        self.assertEqual(every["experts"]["mode"], "all")
+        sw = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", routed_swdge=True)
+        self.assertGreater(sw["engines"]["gpsimd"]["instructions"], 0)
+        rows = stasim.sweep(dataflows=["dense"], layers=1, fused_gate_up_loads=True)
+        self.assertEqual(rows[0]["tpot_us"], fused["tpot_us"])
+
     def test_bad_input_raises_value_error_naming_it(self):
         with self.assertRaises(ValueError) as raised:
             stasim.run(model="no-such-model", layers=1)
