@@ -53,7 +53,7 @@ CardanCore::CardanCore(DecodeContext& ctx, std::uint32_t core, const MoeInputs& 
   outs_.assign(n, std::vector<ProjectionOut>(p));
   sent_rows_.assign(n, std::vector<OpId>(p * ctx.lnc, kNoOp));
   rounds_.assign(opt_.reuse_shared_projections ? 1 : std::max<std::size_t>(n, 1), Round{});
-  for (Round& r : rounds_) r.z_rows = r.z = r.table = std::vector<OpId>(p, kNoOp);
+  for (Round& r : rounds_) r.z = r.table = std::vector<OpId>(p, kNoOp);
 }
 
 void CardanCore::load_shared() {
@@ -86,23 +86,13 @@ void CardanCore::compute_round(std::uint32_t round) {
     if (!projections_[p].compressed) continue;
     std::string pn = projections_[p].name + (opt_.reuse_shared_projections ? "" : ".e" + std::to_string(round));
     if (lr_) {
-      r.z_rows[p] = shared_z_rows(ctx_, core_, shape_, in_.normed[core_], basis_[p], *plan_, pn);
-      ctx_.static_read(core_, r.z_rows[p]);
+      r.z[p] = shared_z(ctx_, core_, shape_, in_.normed[core_], basis_[p], *plan_, pn);
+      ctx_.static_read(core_, r.z[p]);
     }
     if (vq_) {
       r.table[p] = shared_table(ctx_, core_, shape_, in_.normed[core_], codebook_[p], *plan_, pn);
       ctx_.static_read(core_, r.table[p]);
     }
-  }
-}
-
-void CardanCore::finish_z(std::uint32_t round) {
-  if (!lr_ || round >= rounds_.size()) return;
-  Round& r = rounds_[round];
-  for (std::size_t p = 0; p < projections_.size(); ++p) {
-    if (!projections_[p].compressed) continue;
-    std::string pn = projections_[p].name + (opt_.reuse_shared_projections ? "" : ".e" + std::to_string(round));
-    r.z[p] = z_to_columns(ctx_, core_, shape_, {r.z_rows[p]}, *plan_, pn);
   }
 }
 

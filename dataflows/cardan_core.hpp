@@ -31,10 +31,8 @@ class CardanCore {
 
   // Window 1: B and D do not depend on the routing (static weights, prefetched when allowed).
   void load_shared();
-  // The shared round `round` (one per token with reuse, one per expert without): partial z rows and T.
+  // The shared round `round` (one per token with reuse, one per expert without): this core's z entries and T.
   void compute_round(std::uint32_t round);
-  // This core's z entries of `round` turned into [r, T].
-  void finish_z(std::uint32_t round);
   // Window 2/3: J_e, C_e (and uncompressed projections), then W_down of every expert, right after routing.
   void load_private();
   // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent);
@@ -60,7 +58,7 @@ class CardanCore {
     bool compressed;
   };
   struct Round {
-    std::vector<OpId> z_rows, z, table;  // per projection
+    std::vector<OpId> z, table;  // per projection
   };
 
   DecodeContext& ctx_;

@@ -7,7 +7,7 @@
 //   4. the expert loop software-pipelined by one expert: expert e's gate/up (and the partial rows it sends to the
 //      other cores) before expert e-1's tail (partial sums added, φ, product, down), so the exchange and the φ
 //      chain of e-1 run while the engines work on e. Without reuse each expert's shared round is issued one expert
-//      ahead, its z turned into columns just before the expert that reads it.
+//      ahead.
 // NKI kernels are traced into straight-line code that neuronx-cc's scheduler reorders within the dependencies
 // (the NKI scheduling APIs exist to constrain that reordering); a fixed skew of one expert is the simplest order
 // that hides one expert's latency chain behind the next one's work.
@@ -35,7 +35,6 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   auto shared_round = [&](std::uint32_t round) {
     each([&](CardanCore& c) { c.compute_round(round); });
   };
-  auto finish_round = [&](std::uint32_t round) { each([&](CardanCore& c) { c.finish_z(round); }); };
   // An expert's head: its gate/up (or their partial sums, sent to the other cores at once). Its tail: the partial
   // sums added, φ, the product and the down projection.
   auto head = [&](std::uint32_t e) {
@@ -49,9 +48,8 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
 
   each([](CardanCore& c) { c.load_shared(); });
   shared_round(0);
-  finish_round(0);
   each([](CardanCore& c) { c.load_private(); });
-  std::uint32_t rounds = opt.reuse_shared_projections ? 1 : experts, next_round = 1, next_finish = 1;
+  std::uint32_t rounds = opt.reuse_shared_projections ? 1 : experts, next_round = 1;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
   if (opt.batch_gathers && lead.has_vq()) {
     std::vector<std::uint32_t> elements, tokens;
@@ -64,8 +62,7 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
     for (std::uint32_t e = 0; e < experts; ++e) groups.push_back({e, 1});
   }
   // The expert loop as the compiler's scheduler lays it out (software-pipelined by one expert): expert e's head is
-  // issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e; a
-  // round's z is summed and transposed only just before the first expert that reads it.
+  // issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e.
   std::optional<std::uint32_t> waiting;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto [first, count] = groups[g];
@@ -74,7 +71,6 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
     std::string name = opt.batch_gathers ? "g" + std::to_string(g) : "e" + std::to_string(first);
     each([&](CardanCore& c) { c.gather(first, count, name); });
     for (std::uint32_t e = first; e < first + count; ++e) {
-      while (next_finish < std::min(rounds, e + 1)) finish_round(next_finish++);
       head(e);
       if (waiting) tail(*waiting);
       waiting = e;

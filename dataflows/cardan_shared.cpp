@@ -11,41 +11,21 @@ std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + 
 
 }  // namespace
 
-OpId shared_z_rows(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
-                   const std::string& name) {
+OpId shared_z(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
+              const std::string& name) {
   KernelBuilder& b = ctx.b;
   const std::uint8_t c = static_cast<std::uint8_t>(core);
-  const std::uint32_t r = s.r;
   const std::uint32_t k_tiles = static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(s.z_rows, 1), 128));
-  Deps drains;
-  for (std::uint32_t n0 = 0; n0 < r; n0 += kBankColumns) {
-    std::uint32_t n = std::min(kBankColumns, r - n0);
-    Accumulator acc = plan.open(PsumRole::table, label(core, idx(name + ".z_acc", n0 / kBankColumns)));
-    OpId last = kNoOp;
-    for (std::uint32_t kt = 0; kt < k_tiles; ++kt)
-      last = b.matmul(c, std::min<std::uint32_t>(128, s.z_rows - kt * 128), s.tokens, n, kt == 0, acc,
-                      kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
-                      label(core, idx(name + ".z_mm", n0 / kBankColumns * k_tiles + kt)));
-    drains.push_back(b.compute(Engine::vector, OpKind::tensor_copy, c, n, s.tokens, {last}, "shared_proj",
-                               label(core, idx(name + ".z_part", n0 / kBankColumns)), true, &acc, Dtype::fp32));
-  }
-  return drains.size() == 1 ? drains[0]
-                            : b.compute(Engine::vector, OpKind::tensor_copy, c, 1, 1, drains, "shared_proj",
-                                        label(core, name + ".z_rows"));
-}
-
-OpId z_to_columns(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, const Deps& ready, PsumPlan& plan,
-                  const std::string& name) {
-  KernelBuilder& b = ctx.b;
-  const std::uint8_t c = static_cast<std::uint8_t>(core);
-  const std::uint32_t r = s.r;
-  const std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(r, 128));
-  Accumulator acc = plan.open(PsumRole::layout, label(core, name + ".zT"));
+  const std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(s.r, 128));
+  // One PSUM bank: r tile rt accumulates into columns [rt T, (rt + 1) T).
+  Accumulator acc = plan.open(PsumRole::table, label(core, name + ".z_acc"));
   OpId last = kNoOp;
   for (std::uint32_t rt = 0; rt < r_tiles; ++rt)
-    last = b.transpose(c, s.tokens, std::min<std::uint32_t>(128, r - rt * 128), acc, ready, "shared_proj",
-                       label(core, idx(name + ".z_transpose", rt)));
-  return b.compute(Engine::vector, OpKind::tensor_copy, c, r_tiles * s.tokens, std::min<std::uint32_t>(128, r), {last},
+    for (std::uint32_t kt = 0; kt < k_tiles; ++kt)
+      last = b.matmul(c, std::min<std::uint32_t>(128, s.z_rows - kt * 128), std::min<std::uint32_t>(128, s.r - rt * 128),
+                      s.tokens, true, acc, rt == 0 && kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
+                      label(core, idx(name + ".z_mm", rt * k_tiles + kt)));
+  return b.compute(Engine::vector, OpKind::tensor_copy, c, r_tiles * s.tokens, std::min<std::uint32_t>(128, s.r), {last},
                    "shared_proj", label(core, name + ".z_drain"), true, &acc, Dtype::fp32);
 }
 

@@ -1,9 +1,10 @@
 // The hybrid dataflow's shared, routing-independent projections on one core (docs/cardan.md): z = Dᵀh for the
 // columns of D this core holds (all of H: with H split the cores split r, see cardan_core.hpp), and the table
 // T[b, k, t] = h_{b,t}ᵀ B_k of every code word with every block of h this core holds and every one of its
-// tokens. z is computed as rows [T, r] (h stationary, D streaming its r columns), then turned into [r, T], the
-// stationary operand of C_eᵀz. T is written [b, k, t]: the tokens of a block and code word are adjacent, so one
-// index fetches the values of all the expert's tokens.
+// tokens. z = Dᵀh is a projection of h like the dense kernel's gate/up and is built as that kernel builds them
+// (weight-stationary, gate_up_projection_lhs_rhs_swap in nki-library): D's [128 of H, 128 of r] tiles stationary,
+// h moving, so z lands as [r, T], the layout C_eᵀz reads, without a transpose. T is written [b, k, t]: the
+// tokens of a block and code word are adjacent, so one index fetches the values of all the expert's tokens.
 #pragma once
 
 #include <string>
@@ -22,12 +23,10 @@ struct SharedShape {
   std::uint32_t r = 0;       // columns of D (entries of z) this core computes
 };
 
-// z rows [T, r] (FP32, SBUF): h [128 of H, T] stationary, D [128 of H, r] moving, over s.z_rows of H.
-OpId shared_z_rows(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
-                   const std::string& name);
-// z rows [T, r] (after `ready`) to [r, T] (FP32, SBUF): r/128 TensorE transposes and a drain.
-OpId z_to_columns(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, const Deps& ready, PsumPlan& plan,
-                  const std::string& name);
+// z [r, T] (FP32, SBUF): per 128 of this core's r, D [128 of H, 128 of r] stationary and h [128 of H, T] moving,
+// accumulated over s.z_rows of H into one PSUM bank and drained once.
+OpId shared_z(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
+              const std::string& name);
 // T [b, k, t]: per 128 blocks and token, h_blocks [d, 128 blocks] stationary and B [d, K] moving; one PSUM bank
 // holds 512 / K tokens' worth, drained (interleaved into [b, k, t]) to SBUF, where GpSimd reads it.
 OpId shared_table(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId codebook,

@@ -181,7 +181,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
   // Fixed step schedule in normalized coordinates; at each step size, sweep the parameters in declaration
   // order, evaluating +step and -step together and keeping the better one when it strictly improves (ties go
   // to +step), until a sweep improves nothing.
-  const std::vector<double> steps = {0.25, 0.1};
+  const std::vector<double> steps = {0.25, 0.1, 0.04};
   bool budget_left = true;
   for (std::size_t level = 0; level < steps.size() && budget_left; ++level) {
     const double step = steps[level];

@@ -56,9 +56,9 @@ TEST(DecodeStructure, ActivationStationaryDownUsesWideMatmulsAndALayoutConversio
 
 TEST(DecodeStructure, SharedProjectionsOncePerLayerWithReuseAndPerExpertWithout) {
   Built on = build("qwen3-30b-a3b", "cardan", layers(2));
-  // z (rows over all 2048 of H = 16 tiles, this core's 192 of r's 384 columns in one bank) and T (128 blocks,
-  // 1 token) per projection per core per layer.
-  EXPECT_EQ(count_ops(on.decode.graph, ".z_mm[", "L1.c0."), 2u * 16u);
+  // z (weight-stationary: this core's 192 of r's 384 in 2 tiles of 128 + 64, each over all 2048 of H = 16 tiles)
+  // and T (128 blocks, 1 token) per projection per core per layer.
+  EXPECT_EQ(count_ops(on.decode.graph, ".z_mm[", "L1.c0."), 2u * 2u * 16u);
   EXPECT_EQ(count_ops(on.decode.graph, ".z_drain", "L1.c0."), 2u);
   EXPECT_EQ(count_ops(on.decode.graph, ".T_mm[", "L1.c0."), 2u);
   DataflowOptions off = layers(2);

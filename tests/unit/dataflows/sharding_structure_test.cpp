@@ -148,8 +148,13 @@ TEST(ShardingStructure, HybridAtOneTokenSplitsHAndExchangesOnFewPartitions) {
   // z never crosses: C_eᵀz over this core's r is a partial sum carried by the gate/up exchange.
   EXPECT_EQ(count_ops(g, "z_to_core", "L0."), 0u);
   EXPECT_EQ(count_ops(g, "z_sum", "L0."), 0u);
-  EXPECT_EQ(count_ops(g, ".z_mm[", "L0.c0.gate"), 16u);  // 2048 / 128 tiles of H, 192 columns in one bank
-  EXPECT_EQ(op_named(g, "L0.c0.gate.z_mm[0]").n, 192u);
+  // z as the dense kernel's gate/up: D's [128 of H, 128 of r] tiles stationary, h moving (one column), so z lands
+  // as [r, T] without a transpose: 2048 / 128 = 16 tiles of H for each of 2 tiles of this core's r (128 + 64).
+  EXPECT_EQ(count_ops(g, ".z_mm[", "L0.c0.gate"), 2u * 16u);
+  EXPECT_EQ(op_named(g, "L0.c0.gate.z_mm[0]").m, 128u);
+  EXPECT_EQ(op_named(g, "L0.c0.gate.z_mm[0]").n, 1u);
+  EXPECT_EQ(op_named(g, "L0.c0.gate.z_mm[16]").m, 64u);
+  EXPECT_EQ(count_ops(g, ".z_transpose", "L0."), 0u);
   // The partial gate rows [1, 192] FP32 travel as one 768-byte run on one partition, not 128 runs of 6 bytes.
   const Op& rows = op_named(g, "L0.c0.e3.up.to_core1");
   EXPECT_EQ(rows.bytes, 768u);
