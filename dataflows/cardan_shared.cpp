@@ -15,16 +15,25 @@ OpId shared_z(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId
   const std::uint8_t c = static_cast<std::uint8_t>(core);
   const std::uint32_t k_tiles = static_cast<std::uint32_t>(ceil_div(std::max<std::uint32_t>(s.z_rows, 1), 128));
   const std::uint32_t r_tiles = static_cast<std::uint32_t>(ceil_div(s.r, 128));
-  // One PSUM bank: r tile rt accumulates into columns [rt T, (rt + 1) T).
-  Accumulator acc = plan.open(PsumRole::table, label(core, name + ".z_acc"));
-  OpId last = kNoOp;
-  for (std::uint32_t rt = 0; rt < r_tiles; ++rt)
-    for (std::uint32_t kt = 0; kt < k_tiles; ++kt)
-      last = b.matmul(c, std::min<std::uint32_t>(128, s.z_rows - kt * 128), std::min<std::uint32_t>(128, s.r - rt * 128),
-                      s.tokens, true, acc, rt == 0 && kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
-                      label(core, idx(name + ".z_mm", rt * k_tiles + kt)));
-  return b.compute(Engine::vector, OpKind::tensor_copy, c, r_tiles * s.tokens, std::min<std::uint32_t>(128, s.r), {last},
-                   "shared_proj", label(core, name + ".z_drain"), true, &acc, Dtype::fp32);
+  // A PSUM bank holds 512 FP32 columns: r tile rt accumulates into columns [rt T, (rt + 1) T) of its bank.
+  const std::uint32_t tiles_per_bank = std::max<std::uint32_t>(1, kBankColumns / std::max<std::uint32_t>(s.tokens, 1));
+  Deps drains;
+  for (std::uint32_t first = 0; first < r_tiles; first += tiles_per_bank) {
+    const std::uint32_t tiles = std::min(tiles_per_bank, r_tiles - first);
+    Accumulator acc = plan.open(PsumRole::table, label(core, idx(name + ".z_acc", first / tiles_per_bank)));
+    OpId last = kNoOp;
+    for (std::uint32_t rt = first; rt < first + tiles; ++rt)
+      for (std::uint32_t kt = 0; kt < k_tiles; ++kt)
+        last = b.matmul(c, std::min<std::uint32_t>(128, s.z_rows - kt * 128), std::min<std::uint32_t>(128, s.r - rt * 128),
+                        s.tokens, true, acc, rt == first && kt == 0 ? Deps{normed, basis} : Deps{}, "shared_proj",
+                        label(core, idx(name + ".z_mm", rt * k_tiles + kt)));
+    drains.push_back(b.compute(Engine::vector, OpKind::tensor_copy, c, tiles * s.tokens, std::min<std::uint32_t>(128, s.r),
+                               {last}, "shared_proj", label(core, idx(name + ".z_drain", first / tiles_per_bank)), true,
+                               &acc, Dtype::fp32));
+  }
+  return drains.size() == 1 ? drains[0]
+                            : b.compute(Engine::vector, OpKind::tensor_copy, c, 1, 1, drains, "shared_proj",
+                                        label(core, name + ".z_ready"));
 }
 
 OpId shared_table(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId codebook,

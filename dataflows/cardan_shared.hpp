@@ -24,7 +24,7 @@ struct SharedShape {
 };
 
 // z [r, T] (FP32, SBUF): per 128 of this core's r, D [128 of H, 128 of r] stationary and h [128 of H, T] moving,
-// accumulated over s.z_rows of H into one PSUM bank and drained once.
+// accumulated over s.z_rows of H; the r tiles share a PSUM bank (512 / T of them per bank), drained once per bank.
 OpId shared_z(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
               const std::string& name);
 // T [b, k, t]: per 128 blocks and token, h_blocks [d, 128 blocks] stationary and B [d, K] moving; one PSUM bank

@@ -181,5 +181,32 @@ TEST(ShardingStructure, HybridWithSeveralTokensSplitsThemAndNeedsNoExchange) {
   EXPECT_EQ(count_ops(g, ".to_core", "L0.c0.e"), 0u);
 }
 
+TEST(ShardingStructure, HybridZSpreadsOverPsumBanksWhenItsTilesAndTokensOutgrowOne) {
+  // One core per rank (LNC 1) takes all 64 tokens; r = 2048 is 16 tiles of 128. A PSUM bank holds 512 FP32
+  // columns, so 512 / 64 = 8 r tiles share a bank: z takes 2 banks, each drained once, and one op joins them.
+  DataflowRegistry registry;
+  register_builtin(registry);
+  Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, one_layer(), {}};
+  const Dataflow& df = registry.find("cardan");
+  b.rep = df.representation(8, 2048, 256);
+  b.hw.lnc = 1;  // the cores of a rank come from the hardware (`--lnc` sets both)
+  Deployment dep = b.model.deployment;
+  dep.lnc = 1;
+  dep.batch = 64;
+  b.decode = build_decode_step(b.model, dep, b.rep, b.hw, b.options, df.routed);
+  const ScheduleGraph& g = b.decode.graph;
+  EXPECT_NO_THROW(validate_graph(g, b.hw));
+  // 16 r tiles x 2048 / 128 = 16 H tiles per projection.
+  EXPECT_EQ(count_ops(g, ".z_mm[", "L0.c0.gate"), 16u * 16u);
+  EXPECT_EQ(count_ops(g, ".z_drain[", "L0.c0.gate"), 2u);
+  EXPECT_EQ(op_named(g, "L0.c0.gate.z_drain[0]").free, 8u * 64u);
+  EXPECT_EQ(count_ops(g, ".z_ready", "L0.c0.gate"), 1u);
+  // At Qwen3's deployment (LNC 2, one token, this core's 192 of r = 384 in 2 tiles) one bank and no join.
+  Built one = build_at("qwen3-30b-a3b", "cardan", 1);
+  EXPECT_EQ(count_ops(one.decode.graph, ".z_drain[", "L0.c0.gate"), 1u);
+  EXPECT_EQ(op_named(one.decode.graph, "L0.c0.gate.z_drain[0]").free, 2u);
+  EXPECT_EQ(count_ops(one.decode.graph, ".z_ready", "L0.c0.gate"), 0u);
+}
+
 }  // namespace
 }  // namespace stasim::test
