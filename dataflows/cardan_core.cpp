@@ -10,8 +10,6 @@ namespace {
 
 constexpr std::uint32_t kBankColumns = 512;
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 const std::vector<ExpertGroup>& core_groups(const DecodeContext& ctx, std::uint32_t core) {
   static const std::vector<ExpertGroup> none;
   return core < ctx.experts.cores.size() ? ctx.experts.cores[core].groups : none;

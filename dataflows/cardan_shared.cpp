@@ -7,8 +7,6 @@ namespace {
 
 constexpr std::uint32_t kBankColumns = 512;
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 }  // namespace
 
 OpId shared_z(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,

@@ -70,4 +70,6 @@ std::string label(std::uint32_t core, const std::string& block) {
   return out;
 }
 
+std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
+
 }  // namespace stasim

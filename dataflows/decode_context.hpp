@@ -73,5 +73,7 @@ struct DecodeContext {
 
 // "c1.e5." — the core and block part of an op label.
 std::string label(std::uint32_t core, const std::string& block);
+// "base[i]": the name of the i-th of a block's ops of one kind.
+std::string idx(const std::string& base, std::uint64_t i);
 
 }  // namespace stasim

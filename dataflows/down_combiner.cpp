@@ -7,8 +7,6 @@ namespace {
 
 constexpr std::uint32_t kBankColumns = 512;  // FP32 columns of one PSUM bank per partition (2 KiB)
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 }  // namespace
 
 DownCombiner::DownCombiner(DecodeContext& ctx, std::uint32_t core, const std::string& block, std::uint32_t h_cols,

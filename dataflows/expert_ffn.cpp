@@ -7,8 +7,6 @@ namespace {
 
 constexpr std::uint32_t kBankColumns = 512;
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 OpKind phi_kind() { return OpKind::activation; }  // SiLU, GELU-tanh and ReLU² cost the same on ScalarE (ARCH-v2)
 
 }  // namespace

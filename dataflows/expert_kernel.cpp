@@ -5,8 +5,6 @@
 namespace stasim {
 namespace {
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 std::uint32_t projections(bool gated) { return gated ? 2 : 1; }
 
 }  // namespace

@@ -10,8 +10,6 @@ namespace {
 
 constexpr std::uint32_t kBankColumns = 512;  // FP32 columns of one PSUM bank per partition (2 KiB)
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 // x[T, K] (hidden-stationary, K on partitions in tiles of 128) times a weight W[K, N] (row-major in HBM, rows
 // `row_elems` wide) streamed through `ring` in [K, <=512]-column chunks as the moving operand; one accumulation
 // group per chunk, drained to SBUF by `drain` (a copy unless told otherwise). Returns the drains.

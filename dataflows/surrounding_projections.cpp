@@ -10,8 +10,6 @@ namespace {
 
 constexpr std::uint32_t kBankColumns = 512;
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 }  // namespace
 
 FusedStream::FusedStream(DecodeContext& ctx, std::uint32_t core, const std::vector<std::uint32_t>& widths,

@@ -25,8 +25,6 @@ namespace {
 constexpr std::uint32_t kMxBlock = 32;  // elements per MX scale
 constexpr std::uint32_t kMxWidth = 4;   // _q_width: an MX element packs 4 values along the contraction
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 struct MxStream {
   PsumPlan* plan = nullptr;
   std::unique_ptr<WeightRing> weights, scales;

@@ -11,8 +11,6 @@ namespace {
 
 constexpr const char* kRoundTrip = "intermediate";
 
-std::string idx(const std::string& base, std::uint64_t i) { return base + "[" + std::to_string(i) + "]"; }
-
 class XlaCore {
  public:
   XlaCore(DecodeContext& ctx, std::uint32_t core, const MoeInputs& in, DownCombiner& combiner)
