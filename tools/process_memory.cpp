@@ -5,13 +5,16 @@
 // ops) are asked to be backed by 2 MiB transparent huge pages (madvise), so filling them takes one page fault
 // per 2 MiB instead of one per 4 KiB. On this project's VM the 1 M-op bench spent a quarter of its wall time
 // in page faults (about 55,000 of them, filling some 200 MiB). Where THP is set to `never` the advice is
-// ignored. Before main(), blocks of one to two huge pages (2 to 4 MiB) are allocated aligned to 2 MiB and
-// rounded up to whole huge pages, or the advice would cover none of them: SystemC's static 3 MiB scratch heap,
-// zeroed at once there, took some 750 small page faults (about a tenth of a `stasim run`). Not later: a
-// builder's block of that size is often reserved and partly filled (a decode graph's names), and a huge page
-// is zeroed and kept whole from its first touch (5 MiB more peak memory for `stasim run`). Memory is still
-// malloc's (the default operator delete frees it). Left out under AddressSanitizer, whose own operator new
-// must pair with its operator delete.
+// ignored. Every block of at least one huge page (2 MiB) is allocated aligned to 2 MiB and rounded up to whole
+// huge pages, or the advice would cover only the whole pages inside it and leave its ends on 4 KiB pages: a
+// per-op array of four bytes for a million ops (3.8 MiB) then had half its memory, or all of it below 4 MiB,
+// on small pages, some 8,000 page faults of the 1 M-op bench (a page fault exception costs this VM several
+// microseconds besides the zeroing): 0.71 s -> 0.65 s, median of 7. The price is the unused rest of a block's
+// last huge page, which is zeroed and kept whole from its first touch: peak memory of that bench 192 -> 202
+// MiB, of the 5 M-op bench 889 -> 928 MiB (195 bytes per op), of `stasim run` 42 -> 46 MiB. Before main(),
+// this also puts SystemC's static 3 MiB scratch heap, zeroed at once, on huge pages (it took some 750 small
+// page faults, a tenth of a `stasim run`). Memory is still malloc's (the default operator delete frees it).
+// Left out under AddressSanitizer, whose own operator new must pair with its operator delete.
 //
 // keep_freed_memory(): blocks up to malloc's largest mmap threshold (32 MiB) come from its heap instead of a
 // mapping of their own, and freed memory stays in the process, so the next block (a vector that grows, the
@@ -26,14 +29,8 @@
 #include <new>
 
 namespace stasim::cli {
-namespace {
-
-bool main_started = false;  // read by operator new, below
-
-}  // namespace
 
 void keep_freed_memory() {
-  main_started = true;
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, 16 << 20);
@@ -64,7 +61,6 @@ void keep_freed_memory() {
 namespace {
 
 constexpr std::uintptr_t kHugePageBytes = std::uintptr_t{2} << 20;
-constexpr std::size_t kAdviseFromBytes = 2 * kHugePageBytes;  // holds at least one whole huge page
 
 void advise_huge_pages(void* block, std::size_t bytes) {
   // Only whole 2 MiB pages inside the block, so the advice covers no memory of other blocks.
@@ -77,15 +73,15 @@ void advise_huge_pages(void* block, std::size_t bytes) {
 
 void* operator new(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  const bool aligned = !stasim::cli::main_started && bytes >= kHugePageBytes && bytes < kAdviseFromBytes;
-  if (aligned) bytes = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const bool huge = bytes >= kHugePageBytes;
+  if (huge) bytes = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   void* block;
-  while ((block = aligned ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes)) == nullptr) {
+  while ((block = huge ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes)) == nullptr) {
     std::new_handler handler = std::get_new_handler();
     if (!handler) throw std::bad_alloc();
     handler();
   }
-  if (bytes >= kAdviseFromBytes || aligned) advise_huge_pages(block, bytes);
+  if (huge) advise_huge_pages(block, bytes);
   return block;
 }
 #endif
