@@ -30,8 +30,8 @@ struct RunRequest {
   std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given
   bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection
   bool all_experts = false;           // every expert once over all tokens (nki-library all_expert_impl), never automatic
-  bool routed_swdge = false;
-  bool fused_gate_up_loads = false;   // dense experts' gate/up loaded as one fused view (runs of 2 x I)          // routed experts' loads: descriptors by GpSimd (software DGE), not hardware DGE
+  bool routed_swdge = false;          // routed experts' loads: descriptors by GpSimd (software DGE), not hardware DGE
+  bool fused_gate_up_loads = false;   // dense experts' gate/up loaded as one fused view (runs of 2 x I)
 };
 
 struct DecodeRun {
