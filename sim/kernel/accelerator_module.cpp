@@ -73,6 +73,7 @@ RawRun AcceleratorModule::take_result(const OpLocator& where) {
   RawRun raw;
   raw.timings = state_.take_timings();
   raw.peak_psum_banks = psum_.peak_banks();
+  raw.active_ps = state_.activity().active_ps();
   raw.kernel_activations = dma_->activations();
   for (std::size_t i = 0; i < bound_; ++i) raw.kernel_activations += engines_[i]->activations();
   return raw;

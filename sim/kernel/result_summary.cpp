@@ -116,7 +116,8 @@ class EngineUnion {
 
 }  // namespace
 
-void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& r) {
+void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& r,
+                        const std::vector<Picoseconds>& measured_active_ps) {
   r.per_core.assign(hw.lnc, {});
   r.total_ps = 0;
   for (OpId v = 0; v < graph.size(); ++v) {
@@ -132,14 +133,20 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
       if (op.dst == Location::hbm) r.hbm_write_bytes += op.bytes;
     }
   }
+  const bool measured = measured_active_ps.size() == (std::size_t{hw.lnc} + 1) * kEngineCount;
   EngineUnion union_of;
   std::vector<const Queue*> queues;
   std::vector<Picoseconds> per_core(hw.lnc);
   for (int e = 0; e < kEngineCount; ++e) {
-    queues.clear();
-    for (const Queue& q : graph.queues())
-      if (static_cast<int>(q.engine) == e) queues.push_back(&q);
-    r.engines[e].active_ps = union_of.lengths(queues, r.ops, per_core);
+    if (measured) {
+      for (std::uint32_t c = 0; c < hw.lnc; ++c) per_core[c] = measured_active_ps[c * kEngineCount + e];
+      r.engines[e].active_ps = measured_active_ps[hw.lnc * kEngineCount + e];
+    } else {
+      queues.clear();
+      for (const Queue& q : graph.queues())
+        if (static_cast<int>(q.engine) == e) queues.push_back(&q);
+      r.engines[e].active_ps = union_of.lengths(queues, r.ops, per_core);
+    }
     for (std::uint32_t c = 0; c < hw.lnc; ++c) {
       r.per_core[c][e].active_ps = per_core[c];
       r.per_core[c][e].active_sum_ps = per_core[c];

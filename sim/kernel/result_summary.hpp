@@ -26,6 +26,10 @@ Picoseconds intersection_length(std::vector<std::pair<Picoseconds, Picoseconds>>
 double overlap_share(const ScheduleGraph& graph, const SimResult& result, const std::function<bool(const Op&)>& of,
                      const std::function<bool(const Op&)>& during);
 
-void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& result);
+// Fills the result's engine, DMA and HBM figures from the graph and result.ops. Active times come from
+// `measured_active_ps` when the kernel measured them (RawRun::active_ps: the same unions, taken as it ran),
+// otherwise from a merge of each engine's queues by start time.
+void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, SimResult& result,
+                        const std::vector<Picoseconds>& measured_active_ps = {});
 
 }  // namespace stasim

@@ -15,10 +15,13 @@ void RunState::reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_
   listeners_.assign(graph_->queues().size(), nullptr);
   psum_ = nullptr;
   finished_ = 0;
+  activity_.reset(hw.lnc);
 }
 
 OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
-  const auto& ops = graph_->queues()[queue].ops;
+  const Queue& q = graph_->queues()[queue];
+  const auto& ops = q.ops;
+  activity_.started(q.core, q.engine, now_ps);
   std::uint32_t h = head_[queue];
   OpId op = ops[h];
   OpTiming& t = timing_[op];
@@ -47,6 +50,7 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
   ++finished_;
   timing_[op].end_ps = now_ps;
   const RunOp& o = run_->ops[op];
+  activity_.finished(o.core, o.engine, now_ps);
   for (ScheduleGraph::EdgeId e : graph_->out_edges(op)) {
     OpId t = graph_->target(e);
     const RunOp& c = run_->ops[t];

@@ -10,6 +10,7 @@
 #include "sim/core/hardware_config.hpp"
 #include "sim/core/schedule_graph.hpp"
 #include "sim/core/sim_result.hpp"
+#include "sim/kernel/activity_meter.hpp"
 #include "sim/kernel/run_graph.hpp"
 
 namespace stasim {
@@ -66,6 +67,8 @@ class RunState {
   const std::vector<OpTiming>& timings() const { return timing_; }
   // Hands the timings to the caller (the next reset() allocates them anew: they leave with the result).
   std::vector<OpTiming> take_timings() { return std::move(timing_); }
+  // Each engine's active time so far (ActivityMeter::active_ps).
+  const ActivityMeter& activity() const { return activity_; }
 
  private:
   const ScheduleGraph* graph_ = nullptr;
@@ -82,6 +85,7 @@ class RunState {
   std::vector<QueueListener*> listeners_;
   PsumArbiter* psum_ = nullptr;
   std::size_t finished_ = 0;
+  ActivityMeter activity_;
 };
 
 }  // namespace stasim

@@ -79,7 +79,7 @@ SimResult summarize(const ScheduleGraph& graph, const HardwareConfig& hw, RawRun
   r.kernel_activations = raw.kernel_activations;
   r.wall_ms = raw.wall_ms;
   r.psum_peak_banks = raw.peak_psum_banks;
-  summarize_activity(graph, hw, r);
+  summarize_activity(graph, hw, r, raw.active_ps);
   SbufPeak peak = sbuf_peak(graph, hw, r.ops, buffer_where);
   r.sbuf_peak_bytes = peak.bytes;
   r.sbuf_peak_bytes_per_partition = peak.bytes_per_partition;
