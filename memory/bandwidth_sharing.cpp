@@ -14,49 +14,74 @@ std::vector<double> max_min_fair_share(const std::vector<double>& capacity, cons
 
 void max_min_fair_share(const std::vector<double>& capacity, const std::vector<Flow>& flows,
                         std::vector<double>& rate, FairShareScratch& scratch) {
-  rate.assign(flows.size(), 0.0);
-  std::vector<double>& left = scratch.left;
-  std::vector<char>& frozen = scratch.frozen;
-  std::vector<std::uint32_t>& users = scratch.users;
-  left.assign(capacity.begin(), capacity.end());
-  frozen.assign(flows.size(), 0);
-  users.resize(capacity.size());
-  std::size_t unfrozen = flows.size();
-  while (unfrozen > 0) {
-    std::fill(users.begin(), users.end(), 0);
-    for (std::size_t f = 0; f < flows.size(); ++f)
-      if (!frozen[f])
-        for (std::uint32_t i = 0; i < flows[f].count; ++i) users[flows[f].resources[i]]++;
-    // The bottleneck is the resource offering the smallest equal share to its unfrozen flows.
+  const std::size_t n = flows.size();
+  if (n == 1) {
+    // A flow alone (a third of the DMA module's calls): the first round below gives it its cap when that is at
+    // most the smallest capacity it uses, and that capacity otherwise — the same numbers (x / 1 is x),
+    // without the rounds' bookkeeping.
+    const Flow& f = flows[0];
     double share = std::numeric_limits<double>::infinity();
-    for (std::size_t r = 0; r < capacity.size(); ++r)
-      if (users[r] > 0) share = std::min(share, left[r] / users[r]);
+    for (std::uint32_t i = 0; i < f.count; ++i) {
+      std::uint32_t users = 0;  // a resource listed twice counts as two users, as below
+      for (std::uint32_t j = 0; j < f.count; ++j) users += f.resources[j] == f.resources[i];
+      share = std::min(share, capacity[f.resources[i]] / users);
+    }
+    rate.assign(1, f.cap <= share ? f.cap : share);
+    return;
+  }
+  rate.resize(n);  // every flow is given its rate in one of the rounds
+  std::vector<double>& left = scratch.left;
+  std::vector<double>& fair = scratch.fair;
+  std::vector<std::uint32_t>& users = scratch.users;
+  std::vector<std::uint32_t>& open = scratch.open;
+  std::vector<char>& fixed = scratch.fixed;
+  left.assign(capacity.begin(), capacity.end());
+  fair.resize(capacity.size());
+  users.assign(capacity.size(), 0);
+  open.resize(n);
+  fixed.assign(n, 0);
+  for (std::uint32_t f = 0; f < n; ++f) {
+    open[f] = f;
+    for (std::uint32_t i = 0; i < flows[f].count; ++i) users[flows[f].resources[i]]++;
+  }
+  // Each round fixes the rates of some flows (`open` lists the others, in flow order); the resources' counts
+  // of open flows and what is left of them follow, the flows' rates taken out in flow order.
+  while (!open.empty()) {
+    // The bottleneck is the resource offering the smallest equal share to its open flows.
+    double share = std::numeric_limits<double>::infinity();
+    for (std::size_t r = 0; r < capacity.size(); ++r) {
+      if (users[r] == 0) continue;
+      fair[r] = left[r] / users[r];
+      share = std::min(share, fair[r]);
+    }
     // Flows capped at or below the bottleneck's share take their cap; the rest is shared again without them.
     bool capped = false;
-    for (std::size_t f = 0; f < flows.size(); ++f) {
-      if (frozen[f] || flows[f].cap > share) continue;
+    for (std::uint32_t f : open) {
+      if (flows[f].cap > share) continue;
       rate[f] = flows[f].cap;
-      frozen[f] = 1;
-      --unfrozen;
+      fixed[f] = 1;
       capped = true;
     }
-    for (std::size_t f = 0; !capped && f < flows.size(); ++f) {
-      if (frozen[f]) continue;
-      bool bottlenecked = false;
-      for (std::uint32_t i = 0; i < flows[f].count; ++i) {
-        std::uint32_t r = flows[f].resources[i];
-        if (left[r] / users[r] <= share) bottlenecked = true;
-      }
-      if (!bottlenecked) continue;
-      rate[f] = share;
-      frozen[f] = 1;
-      --unfrozen;
+    // Otherwise the flows on a bottleneck take the share (every resource of an open flow has a user, so its
+    // fair share was computed above).
+    for (std::size_t k = 0; !capped && k < open.size(); ++k) {
+      const Flow& flow = flows[open[k]];
+      for (std::uint32_t i = 0; i < flow.count; ++i)
+        if (fair[flow.resources[i]] <= share) fixed[open[k]] = 1;
+      if (fixed[open[k]]) rate[open[k]] = share;
     }
-    for (std::size_t f = 0; f < flows.size(); ++f)
-      if (frozen[f] == 1) {
-        for (std::uint32_t i = 0; i < flows[f].count; ++i) left[flows[f].resources[i]] -= rate[f];
-        frozen[f] = 2;  // its share is now taken out of every resource it uses
+    std::size_t kept = 0;
+    for (std::uint32_t f : open) {
+      if (!fixed[f]) {
+        open[kept++] = f;
+        continue;
       }
+      for (std::uint32_t i = 0; i < flows[f].count; ++i) {
+        left[flows[f].resources[i]] -= rate[f];
+        users[flows[f].resources[i]]--;
+      }
+    }
+    open.resize(kept);
   }
 }
 

@@ -24,9 +24,11 @@ std::vector<double> max_min_fair_share(const std::vector<double>& capacity, cons
 // The same into `rate` (resized to the flows), with its working memory in `scratch`: the DMA module calls it
 // at every change of the transfers in flight and keeps both between calls, so it allocates nothing.
 struct FairShareScratch {
-  std::vector<double> left;
-  std::vector<char> frozen;
-  std::vector<std::uint32_t> users;
+  std::vector<double> left;            // per resource: capacity not yet given to flows with a rate
+  std::vector<double> fair;            // per resource: what it offers each of its open flows this round
+  std::vector<std::uint32_t> users;    // per resource: open flows using it
+  std::vector<std::uint32_t> open;     // flows without a rate yet, in flow order
+  std::vector<char> fixed;             // per flow: its rate is set
 };
 void max_min_fair_share(const std::vector<double>& capacity, const std::vector<Flow>& flows,
                         std::vector<double>& rate, FairShareScratch& scratch);

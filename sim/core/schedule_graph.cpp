@@ -39,26 +39,23 @@ const char* dge_mode_name(DgeMode m) { return kDgeModeNames[static_cast<int>(m)]
 bool parse_dge_mode(const std::string& text, DgeMode& out) { return parse_enum(text, kDgeModeNames, out); }
 
 std::uint32_t ScheduleGraph::queue_index(std::uint8_t core, Engine engine, std::uint16_t dma_queue) {
-  std::uint64_t key = (std::uint64_t{core} << 24) | (std::uint64_t(engine) << 16) | dma_queue;
-  // Builders emit long runs on few queues: remember the last lookups before hashing.
-  for (const auto& [k, index] : recent_queues_)
-    if (k == key) return index;
-  // find before emplace: emplace would allocate a node on every lookup, even of a queue that exists.
-  auto it = queue_lookup_.find(key);
-  if (it == queue_lookup_.end()) {
-    it = queue_lookup_.emplace(key, static_cast<std::uint32_t>(queues_.size())).first;
+  // Two array lookups: builders add every op through here, a million times for a large graph.
+  std::size_t slot = std::size_t{core} * kEngineCount + static_cast<std::size_t>(engine);
+  if (slot >= queue_slot_.size()) queue_slot_.resize(slot + 1);
+  std::vector<std::uint32_t>& by_dma_queue = queue_slot_[slot];
+  if (dma_queue >= by_dma_queue.size()) by_dma_queue.resize(std::size_t{dma_queue} + 1, 0);
+  if (by_dma_queue[dma_queue] == 0) {
     Queue q;
     q.core = core;
     q.engine = engine;
     q.dma_queue = dma_queue;
     queues_.push_back(std::move(q));
+    by_dma_queue[dma_queue] = static_cast<std::uint32_t>(queues_.size());
   }
-  recent_queues_[recent_next_] = {key, it->second};
-  recent_next_ = (recent_next_ + 1) % recent_queues_.size();
-  return it->second;
+  return by_dma_queue[dma_queue] - 1;
 }
 
-OpId ScheduleGraph::add_op(Op op, std::string_view name, std::string_view prefix) {
+OpId ScheduleGraph::add_op(const Op& op, std::string_view name, std::string_view prefix) {
   // Builders stop here rather than exhausting memory on a configuration that passed every range check.
   if (ops_.size() >= kMaxGraphOps)
     throw InputError("the schedule graph would have more than " + std::to_string(kMaxGraphOps) +
@@ -67,7 +64,8 @@ OpId ScheduleGraph::add_op(Op op, std::string_view name, std::string_view prefix
   std::uint32_t q = queue_index(op.core, op.engine, op.engine == Engine::dma ? op.queue : 0);
   OpId id = static_cast<OpId>(ops_.size());
   ops_.push_back(op);
-  names_.append(prefix).append(name);
+  if (!prefix.empty()) names_.append(prefix);
+  names_.append(name);
   name_end_.push_back(names_.size());
   queues_[q].ops.push_back(id);
   queue_of_.push_back(q);
@@ -118,7 +116,7 @@ ScheduleGraph ScheduleGraph::copy() const {
   g.edge_kind_ = edge_kind_;
   g.queues_ = queues_;
   g.queue_of_ = queue_of_;
-  g.queue_lookup_ = queue_lookup_;
+  g.queue_slot_ = queue_slot_;
   g.buffers_ = buffers_;
   g.buffer_uses_ = buffer_uses_;
   g.groups_ = groups_;
@@ -192,7 +190,7 @@ OpId ScheduleGraph::add_descriptor_op(const Op& dma, std::string_view dma_name) 
   gen.partitions = dma.partitions;
   gen.bytes = dma.bytes;
   gen.contiguous_bytes = dma.contiguous_bytes;
-  return add_op(std::move(gen), ".dge", dma_name);
+  return add_op(gen, ".dge", dma_name);
 }
 
 void ScheduleGraph::reserve(std::size_t ops, std::size_t deps, std::size_t name_bytes, std::size_t psum_groups) {

@@ -3,7 +3,6 @@
 // it in vectors indexed by op id (sim_result.hpp), never inside Op.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -144,7 +143,7 @@ class ScheduleGraph {
   ScheduleGraph copy() const;
 
   // Appends an op named `prefix` + `name` at the end of its queue's program order; returns its id.
-  OpId add_op(Op op, std::string_view name = {}, std::string_view prefix = {});
+  OpId add_op(const Op& op, std::string_view name = {}, std::string_view prefix = {});
   void add_dep(OpId from, OpId to, DepKind kind = DepKind::data);
   std::uint32_t add_buffer(Buffer buffer);
   void use_buffer(OpId op, std::uint32_t buffer) { buffer_uses_.push_back({op, buffer}); }
@@ -223,14 +222,9 @@ class ScheduleGraph {
   mutable Adjacency adjacency_;           // rebuilt after edges or ops are added
   std::vector<Queue> queues_;
   std::vector<std::uint32_t> queue_of_;
-  std::unordered_map<std::uint64_t, std::uint32_t> queue_lookup_;  // (core, engine, dma queue) -> queue
-  // A small cache in front of it; an empty entry holds a key no queue has.
-  std::array<std::pair<std::uint64_t, std::uint32_t>, 8> recent_queues_ = [] {
-    std::array<std::pair<std::uint64_t, std::uint32_t>, 8> a{};
-    a.fill({~std::uint64_t{0}, 0});
-    return a;
-  }();
-  std::size_t recent_next_ = 0;
+  // Per (core, engine), core-major, then per DMA queue number (0 for compute engines): the queue's index + 1,
+  // 0 for a queue not made yet.
+  std::vector<std::vector<std::uint32_t>> queue_slot_;
   std::vector<Buffer> buffers_;
   std::vector<BufferUse> buffer_uses_;
   std::vector<PsumGroup> groups_;

@@ -39,6 +39,20 @@ TEST(BandwidthSharing, UnusedCapacityGoesToTheUnconstrainedFlows) {
   EXPECT_DOUBLE_EQ(r[1], 528);
 }
 
+TEST(BandwidthSharing, AFlowAloneGetsItsNarrowestResourceOrItsCap) {
+  // Resources: core 0 528, core 1 700, link 100. A flow on core 1 and the link gets min(700, 100) = 100; capped
+  // at 50 it gets 50; capped at exactly 100, 100.
+  std::vector<double> capacity{528, 700, 100};
+  EXPECT_EQ(max_min_fair_share(capacity, {flow({1, 2})}), std::vector<double>{100});
+  std::vector<Flow> capped{flow({1, 2})};
+  capped[0].cap = 50;
+  EXPECT_EQ(max_min_fair_share(capacity, capped), std::vector<double>{50});
+  capped[0].cap = 100;
+  EXPECT_EQ(max_min_fair_share(capacity, capped), std::vector<double>{100});
+  // A resource listed twice is two users of it: 528 / 2 = 264.
+  EXPECT_EQ(max_min_fair_share(capacity, {flow({0, 0})}), std::vector<double>{264});
+}
+
 TEST(BandwidthSharing, ACappedFlowLeavesTheRestToTheOthers) {
   // Core 0 (528) carries a large flow and a small one capped at 8.258 (its descriptors' pace): the small one
   // takes its cap, the large one the other 519.742, not half of the core.
