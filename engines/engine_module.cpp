@@ -58,7 +58,8 @@ void EngineModule::step() {
     sc_core::next_trigger(after(state_->ready_ps(op) - now));
     return;
   }
-  if (PsumArbiter* psum = state_->psum()) {
+  // Only tensor-engine ops accumulate into PSUM (validation rejects any other), so only they need a bank.
+  if (PsumArbiter* psum = tensor_ ? state_->psum() : nullptr) {
     OpId release = psum->admit(op, queue_);
     if (release != kNoOp) {  // the bank's release wakes us
       psum_wait_ = release;

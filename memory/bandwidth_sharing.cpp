@@ -26,37 +26,52 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
       for (std::uint32_t j = 0; j < f.count; ++j) users += f.resources[j] == f.resources[i];
       share = std::min(share, capacity[f.resources[i]] / users);
     }
-    rate.assign(1, f.cap <= share ? f.cap : share);
+    rate.resize(1);
+    rate[0] = f.cap <= share ? f.cap : share;
     return;
   }
   rate.resize(n);  // every flow is given its rate in one of the rounds
-  std::vector<double>& left = scratch.left;
-  std::vector<double>& fair = scratch.fair;
-  std::vector<std::uint32_t>& users = scratch.users;
-  std::vector<std::uint32_t>& open = scratch.open;
-  std::vector<char>& fixed = scratch.fixed;
-  left.assign(capacity.begin(), capacity.end());
-  fair.resize(capacity.size());
-  users.assign(capacity.size(), 0);
-  open.resize(n);
-  fixed.assign(n, 0);
+  // The scratch arrays only grow, and are filled by plain loops: this runs at every change of the DMA
+  // transfers in flight, on a handful of flows and resources, where assign() calls cost more than the rounds.
+  const std::size_t resources = capacity.size();
+  if (scratch.left.size() < resources) {
+    scratch.left.resize(resources);
+    scratch.fair.resize(resources);
+    scratch.users.resize(resources);
+  }
+  if (scratch.open.size() < n) {
+    scratch.open.resize(n);
+    scratch.fixed.resize(n);
+  }
+  double* left = scratch.left.data();
+  double* fair = scratch.fair.data();
+  std::uint32_t* users = scratch.users.data();
+  std::uint32_t* open = scratch.open.data();
+  char* fixed = scratch.fixed.data();
+  for (std::size_t r = 0; r < resources; ++r) {
+    left[r] = capacity[r];
+    users[r] = 0;
+  }
   for (std::uint32_t f = 0; f < n; ++f) {
     open[f] = f;
+    fixed[f] = 0;
     for (std::uint32_t i = 0; i < flows[f].count; ++i) users[flows[f].resources[i]]++;
   }
-  // Each round fixes the rates of some flows (`open` lists the others, in flow order); the resources' counts
-  // of open flows and what is left of them follow, the flows' rates taken out in flow order.
-  while (!open.empty()) {
+  // Each round fixes the rates of some flows (open[0 .. open_count) lists the others, in flow order); the
+  // resources' counts of open flows and what is left of them follow, the rates taken out in flow order.
+  std::size_t open_count = n;
+  while (open_count > 0) {
     // The bottleneck is the resource offering the smallest equal share to its open flows.
     double share = std::numeric_limits<double>::infinity();
-    for (std::size_t r = 0; r < capacity.size(); ++r) {
+    for (std::size_t r = 0; r < resources; ++r) {
       if (users[r] == 0) continue;
       fair[r] = left[r] / users[r];
       share = std::min(share, fair[r]);
     }
     // Flows capped at or below the bottleneck's share take their cap; the rest is shared again without them.
     bool capped = false;
-    for (std::uint32_t f : open) {
+    for (std::size_t k = 0; k < open_count; ++k) {
+      const std::uint32_t f = open[k];
       if (flows[f].cap > share) continue;
       rate[f] = flows[f].cap;
       fixed[f] = 1;
@@ -64,14 +79,15 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
     }
     // Otherwise the flows on a bottleneck take the share (every resource of an open flow has a user, so its
     // fair share was computed above).
-    for (std::size_t k = 0; !capped && k < open.size(); ++k) {
-      const Flow& flow = flows[open[k]];
-      for (std::uint32_t i = 0; i < flow.count; ++i)
-        if (fair[flow.resources[i]] <= share) fixed[open[k]] = 1;
-      if (fixed[open[k]]) rate[open[k]] = share;
+    for (std::size_t k = 0; !capped && k < open_count; ++k) {
+      const std::uint32_t f = open[k];
+      for (std::uint32_t i = 0; i < flows[f].count; ++i)
+        if (fair[flows[f].resources[i]] <= share) fixed[f] = 1;
+      if (fixed[f]) rate[f] = share;
     }
     std::size_t kept = 0;
-    for (std::uint32_t f : open) {
+    for (std::size_t k = 0; k < open_count; ++k) {
+      const std::uint32_t f = open[k];
       if (!fixed[f]) {
         open[kept++] = f;
         continue;
@@ -81,7 +97,7 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
         users[flows[f].resources[i]]--;
       }
     }
-    open.resize(kept);
+    open_count = kept;
   }
 }
 

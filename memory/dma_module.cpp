@@ -70,6 +70,7 @@ void DmaModule::advance(Picoseconds now) {
 }
 
 void DmaModule::share_bandwidth(Picoseconds now) {
+  if (moving_.empty()) return;  // the last transfer in flight finished: nothing to share
   flows_.clear();
   for (const Transfer& t : moving_) {
     Flow f = t.flow;
@@ -140,7 +141,7 @@ void DmaModule::step() {
   // Idle queues start their head transfer when its dependencies are met, in queue order. Only queues woken
   // or freed since the last look (or still waiting for a ready time) can start; the others stay as they were.
   Picoseconds next = std::numeric_limits<Picoseconds>::max();
-  std::sort(candidates_.begin(), candidates_.end());
+  if (candidates_.size() > 1) std::sort(candidates_.begin(), candidates_.end());
   still_waiting_.clear();
   for (std::uint32_t q : candidates_) {
     considered_[q] = 0;
