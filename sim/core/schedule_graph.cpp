@@ -8,6 +8,10 @@
 namespace stasim {
 namespace {
 
+// Name ends are kept as 32-bit offsets (4 bytes per op instead of 8): a graph of kMaxGraphOps ops stays far
+// below this with names of a few dozen characters.
+constexpr std::uint64_t kMaxNameBytes = 0xFFFFFFFFu;
+
 const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
 const char* const kOpKindNames[] = {"matmul",        "transpose",   "activation",    "activation_reduce",
                                     "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce",
@@ -64,9 +68,12 @@ OpId ScheduleGraph::add_op(const Op& op, std::string_view name, std::string_view
   std::uint32_t q = queue_index(op.core, op.engine, op.engine == Engine::dma ? op.queue : 0);
   OpId id = static_cast<OpId>(ops_.size());
   ops_.push_back(op);
+  if (names_.size() + prefix.size() + name.size() > kMaxNameBytes)
+    throw InputError("the schedule graph's op names would take more than 4 GiB, the simulator's limit (README "
+                     "\"Robustness\"): simulate fewer layers (--layers), a smaller batch or fewer experts");
   if (!prefix.empty()) names_.append(prefix);
   names_.append(name);
-  name_end_.push_back(names_.size());
+  name_end_.push_back(static_cast<std::uint32_t>(names_.size()));
   queues_[q].ops.push_back(id);
   queue_of_.push_back(q);
   adjacency_.out.valid = adjacency_.in.valid = false;

@@ -168,7 +168,7 @@ class ScheduleGraph {
   // The op's name, made when asked for (messages, traces).
   std::string name(OpId id) const { return std::string(name_view(id)); }
   std::string_view name_view(OpId id) const {
-    std::uint64_t begin = id == 0 ? 0 : name_end_[id - 1];
+    std::uint32_t begin = id == 0 ? 0 : name_end_[id - 1];
     return std::string_view(names_).substr(begin, name_end_[id] - begin);
   }
 
@@ -216,7 +216,7 @@ class ScheduleGraph {
 
   std::vector<Op> ops_;
   std::string names_;                     // every name, back to back
-  std::vector<std::uint64_t> name_end_;   // per op: end of its name in names_
+  std::vector<std::uint32_t> name_end_;   // per op: end of its name in names_ (at most 4 GiB of names)
   std::vector<OpId> edge_from_, edge_to_;
   std::vector<DepKind> edge_kind_;
   mutable Adjacency adjacency_;           // rebuilt after edges or ops are added
