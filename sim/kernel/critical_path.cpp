@@ -18,6 +18,7 @@ CriticalPath critical_path(const ScheduleGraph& graph, const std::vector<OpTimin
     const Op& op = graph.op(v);
     path.by_engine_ps[static_cast<int>(op.engine)] += d;
     path.by_phase_ps[graph.phases()[op.phase]] += d;
+    if (op.engine == Engine::dma) path.by_dma_queue_ps[dma_queue_name(op.core, op.queue)] += d;
     busy += d;
   }
   std::reverse(path.ops.begin(), path.ops.end());
