@@ -26,4 +26,11 @@ CriticalPath critical_path(const ScheduleGraph& graph, const std::vector<OpTimin
   return path;
 }
 
+std::vector<std::pair<Picoseconds, std::string>> longest_first(const std::map<std::string, Picoseconds>& parts) {
+  std::vector<std::pair<Picoseconds, std::string>> out;
+  for (const auto& [name, ps] : parts) out.emplace_back(ps, name.empty() ? "untagged" : name);
+  std::sort(out.rbegin(), out.rend());
+  return out;
+}
+
 }  // namespace stasim

@@ -1,10 +1,10 @@
-#include <algorithm>
 #include "sim/reports/result_report.hpp"
 
 #include <cstdio>
 #include <iostream>
 
 #include "sim/core/output_file.hpp"
+#include "sim/kernel/critical_path.hpp"
 
 namespace stasim {
 namespace {
@@ -110,11 +110,8 @@ void print_summary(std::ostream& out, const ScheduleGraph& graph, const Hardware
       << " usable bytes per partition; psum peak: " << r.psum_peak_banks << " of " << hw.psum.banks << " banks\n";
   if (!r.critical_path.by_dma_queue_ps.empty()) {
     // The DMA queues the critical path runs through, longest first.
-    std::vector<std::pair<Picoseconds, std::string>> queues;
-    for (const auto& [queue, ps] : r.critical_path.by_dma_queue_ps) queues.emplace_back(ps, queue);
-    std::sort(queues.rbegin(), queues.rend());
     out << "critical path by DMA queue (us):";
-    for (const auto& [ps, queue] : queues) out << ' ' << queue << ' ' << fmt_us(ps);
+    for (const auto& [ps, queue] : longest_first(r.critical_path.by_dma_queue_ps)) out << ' ' << queue << ' ' << fmt_us(ps);
     out << '\n';
   }
   out << "critical path: " << r.critical_path.ops.size() << " ops";

@@ -9,6 +9,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "sim/core/memory_budget.hpp"
+#include "sim/kernel/critical_path.hpp"
 #include "sim/kernel/simulate.hpp"
 #include "sim/studies/config_paths.hpp"
 
@@ -16,14 +17,6 @@ namespace stasim {
 namespace {
 
 double us(Picoseconds ps) { return static_cast<double>(ps) / 1e6; }
-
-// A critical-path breakdown longest first ("" named "untagged").
-std::vector<std::pair<Picoseconds, std::string>> longest_first(const std::map<std::string, Picoseconds>& parts) {
-  std::vector<std::pair<Picoseconds, std::string>> out;
-  for (const auto& [name, ps] : parts) out.emplace_back(ps, name.empty() ? "untagged" : name);
-  std::sort(out.rbegin(), out.rend());
-  return out;
-}
 
 // Rounds to the nanosecond for stable JSON (times are exact picoseconds underneath).
 double us3(Picoseconds ps) { return static_cast<double>((ps + 500) / 1000) / 1000.0; }
