@@ -23,7 +23,8 @@ namespace {
 
 // The hybrid's steps for a lane of cores that run in lockstep: all cores when they split H (the partial z and
 // gate/up rows cross between them), one core at a time when they split the tokens.
-void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cores, const DataflowOptions& opt) {
+void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cores, const DataflowOptions& opt,
+              std::uint32_t gather_group_elements) {
   auto each = [&](auto&& step) {
     for (CardanCore* c : lane)
       if (c->active()) step(*c);
@@ -57,7 +58,7 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
       elements.push_back(lead.gather_elements(e));
       tokens.push_back(lead.tokens_of(e));
     }
-    groups = gather_groups(elements, tokens);
+    groups = gather_groups(elements, tokens, gather_group_elements);
   } else {
     for (std::uint32_t e = 0; e < experts; ++e) groups.push_back({e, 1});
   }
@@ -89,10 +90,10 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
   if (cores.front().splits_h()) {
     std::vector<CardanCore*> all;
     for (CardanCore& c : cores) all.push_back(&c);
-    run_lane(all, cores, ctx.options);
+    run_lane(all, cores, ctx.options, ctx.hw.gpsimd.gather_group_elements);
     return;
   }
-  for (CardanCore& c : cores) run_lane({&c}, cores, ctx.options);
+  for (CardanCore& c : cores) run_lane({&c}, cores, ctx.options, ctx.hw.gpsimd.gather_group_elements);
 }
 
 }  // namespace stasim

@@ -34,6 +34,9 @@ bool parse_enum(const std::string& text, const char* const (&names)[N], E& out) 
 }  // namespace
 
 const char* engine_name(Engine e) { return kEngineNames[static_cast<int>(e)]; }
+std::string dma_queue_name(std::uint8_t core, std::uint16_t queue) {
+  return "c" + std::to_string(core) + ".dma" + std::to_string(queue);
+}
 bool parse_engine(const std::string& text, Engine& out) { return parse_enum(text, kEngineNames, out); }
 const char* op_kind_name(OpKind k) { return kOpKindNames[static_cast<int>(k)]; }
 bool parse_op_kind(const std::string& text, OpKind& out) { return parse_enum(text, kOpKindNames, out); }

@@ -17,6 +17,8 @@ namespace stasim {
 enum class Engine : std::uint8_t { tensor, vector, scalar, gpsimd, dma, collective };
 inline constexpr int kEngineCount = 6;
 const char* engine_name(Engine e);
+// A DMA queue as reports name it: "c<core>.dma<queue>" (the op table's "dma<queue>" with its core).
+std::string dma_queue_name(std::uint8_t core, std::uint16_t queue);
 bool parse_engine(const std::string& text, Engine& out);
 
 enum class OpKind : std::uint8_t {

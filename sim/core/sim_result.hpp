@@ -36,6 +36,7 @@ struct CriticalPath {
   std::vector<OpId> ops;                                  // in time order
   std::array<Picoseconds, kEngineCount> by_engine_ps{};   // op durations on the path per engine
   std::map<std::string, Picoseconds> by_phase_ps;         // op durations per phase tag ("" = untagged)
+  std::map<std::string, Picoseconds> by_dma_queue_ps;     // DMA op durations per queue ("c0.dma15", dma_queue_name)
   Picoseconds wait_ps = 0;                                // semaphore latency and idle gaps
 };
 

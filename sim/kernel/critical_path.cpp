@@ -18,11 +18,19 @@ CriticalPath critical_path(const ScheduleGraph& graph, const std::vector<OpTimin
     const Op& op = graph.op(v);
     path.by_engine_ps[static_cast<int>(op.engine)] += d;
     path.by_phase_ps[graph.phases()[op.phase]] += d;
+    if (op.engine == Engine::dma) path.by_dma_queue_ps[dma_queue_name(op.core, op.queue)] += d;
     busy += d;
   }
   std::reverse(path.ops.begin(), path.ops.end());
   path.wait_ps = path.total_ps - busy;
   return path;
+}
+
+std::vector<std::pair<Picoseconds, std::string>> longest_first(const std::map<std::string, Picoseconds>& parts) {
+  std::vector<std::pair<Picoseconds, std::string>> out;
+  for (const auto& [name, ps] : parts) out.emplace_back(ps, name.empty() ? "untagged" : name);
+  std::sort(out.rbegin(), out.rend());
+  return out;
 }
 
 }  // namespace stasim

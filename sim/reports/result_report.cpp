@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "sim/core/output_file.hpp"
+#include "sim/kernel/critical_path.hpp"
 
 namespace stasim {
 namespace {
@@ -74,8 +75,10 @@ nlohmann::json result_json(const ScheduleGraph& graph, const HardwareConfig& hw,
     by_engine[engine_name(static_cast<Engine>(e))] = ns(r.critical_path.by_engine_ps[e]);
   json by_phase = json::object();
   for (const auto& [phase, ps] : r.critical_path.by_phase_ps) by_phase[phase.empty() ? "untagged" : phase] = ns(ps);
+  json by_queue = json::object();
+  for (const auto& [queue, ps] : r.critical_path.by_dma_queue_ps) by_queue[queue] = ns(ps);
   doc["critical_path"] = {{"total_ns", ns(r.critical_path.total_ps)}, {"ops", path_ops},
-                          {"by_engine_ns", by_engine}, {"by_phase_ns", by_phase},
+                          {"by_engine_ns", by_engine}, {"by_phase_ns", by_phase}, {"by_dma_queue_ns", by_queue},
                           {"wait_ns", ns(r.critical_path.wait_ps)}};
   // No wall time: the same inputs give byte-identical JSON.
   doc["sim"] = {{"ops", graph.size()}, {"kernel_activations", r.kernel_activations}};
@@ -105,6 +108,12 @@ void print_summary(std::ostream& out, const ScheduleGraph& graph, const Hardware
       << r.hbm_write_bytes << " B\n";
   out << "sbuf peak: " << r.sbuf_peak_bytes_per_partition << " of " << hw.sbuf.usable_bytes_per_partition()
       << " usable bytes per partition; psum peak: " << r.psum_peak_banks << " of " << hw.psum.banks << " banks\n";
+  if (!r.critical_path.by_dma_queue_ps.empty()) {
+    // The DMA queues the critical path runs through, longest first.
+    out << "critical path by DMA queue (us):";
+    for (const auto& [ps, queue] : longest_first(r.critical_path.by_dma_queue_ps)) out << ' ' << queue << ' ' << fmt_us(ps);
+    out << '\n';
+  }
   out << "critical path: " << r.critical_path.ops.size() << " ops";
   std::size_t shown = 0;
   for (OpId v : r.critical_path.ops) {

@@ -9,6 +9,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "sim/core/memory_budget.hpp"
+#include "sim/kernel/critical_path.hpp"
 #include "sim/kernel/simulate.hpp"
 #include "sim/studies/config_paths.hpp"
 
@@ -246,12 +247,13 @@ nlohmann::json decode_json(const DecodeRun& run) {
   doc["dma"] = {{"active_us", us3(r.dma_active_ps)}, {"active_us_per_core", per_core(int(Engine::dma))},
                 {"hbm_read_bytes", r.hbm_read_bytes}, {"hbm_write_bytes", r.hbm_write_bytes},
                 {"transfers", r.dma_transfers}};
-  json by_engine = json::object(), by_phase = json::object();
+  json by_engine = json::object(), by_phase = json::object(), by_queue = json::object();
   for (int e = 0; e < kEngineCount; ++e)
     by_engine[engine_name(static_cast<Engine>(e))] = us3(r.critical_path.by_engine_ps[e]);
   for (const auto& [phase, ps] : r.critical_path.by_phase_ps) by_phase[phase.empty() ? "untagged" : phase] = us3(ps);
+  for (const auto& [queue, ps] : r.critical_path.by_dma_queue_ps) by_queue[queue] = us3(ps);
   doc["critical_path"] = {{"total_us", us3(r.critical_path.total_ps)}, {"by_engine_us", by_engine},
-                          {"by_phase_us", by_phase}, {"wait_us", us3(r.critical_path.wait_ps)},
+                          {"by_phase_us", by_phase}, {"by_dma_queue_us", by_queue}, {"wait_us", us3(r.critical_path.wait_ps)},
                           {"ops", r.critical_path.ops.size()}};
   doc["storage"] = {{"bits_per_weight", std::round(run.representation.bits_per_weight(run.model) * 1e4) / 1e4},
                     {"gate_up_shrink", std::round(run.representation.gate_up_shrink(run.model) * 1e4) / 1e4}};
@@ -311,14 +313,30 @@ void print_decode(std::ostream& out, const DecodeRun& run) {
   std::snprintf(line, sizeof line, "%-10s %12s %7s %13s %12.3f\n\n", "wait", "", "", "", us(r.critical_path.wait_ps));
   out << line;
   out << "critical path by phase (us):";
-  std::vector<std::pair<Picoseconds, std::string>> phases;
-  for (const auto& [phase, ps] : r.critical_path.by_phase_ps) phases.emplace_back(ps, phase.empty() ? "untagged" : phase);
-  std::sort(phases.rbegin(), phases.rend());
-  for (const auto& [ps, phase] : phases) {
+  for (const auto& [ps, phase] : longest_first(r.critical_path.by_phase_ps)) {
     std::snprintf(line, sizeof line, " %s %.3f", phase.c_str(), us(ps));
     out << line;
   }
   out << "\n";
+  // The DMA queues the path runs through, longest first: the four longest, then the rest together.
+  if (!r.critical_path.by_dma_queue_ps.empty()) {
+    out << "critical path by DMA queue (us):";
+    const auto queues = longest_first(r.critical_path.by_dma_queue_ps);
+    Picoseconds rest = 0;
+    for (std::size_t i = 0; i < queues.size(); ++i) {
+      if (i >= 4) {
+        rest += queues[i].first;
+        continue;
+      }
+      std::snprintf(line, sizeof line, " %s %.3f", queues[i].second.c_str(), us(queues[i].first));
+      out << line;
+    }
+    if (queues.size() > 4) {
+      std::snprintf(line, sizeof line, " (%zu more %.3f)", queues.size() - 4, us(rest));
+      out << line;
+    }
+    out << "\n";
+  }
   std::snprintf(line, sizeof line, "DMA active %.3f us, HBM read %.3f MB, written %.3f MB, %llu transfers\n",
                 us(r.dma_active_ps), r.hbm_read_bytes / 1e6, r.hbm_write_bytes / 1e6,
                 static_cast<unsigned long long>(r.dma_transfers));
@@ -377,13 +395,9 @@ void print_comparison(std::ostream& out, const std::vector<DecodeRun>& runs) {
   }
   out << "\ncritical path by phase (us)\n";
   for (const DecodeRun& run : runs) {
-    std::vector<std::pair<Picoseconds, std::string>> phases;
-    for (const auto& [phase, ps] : run.result.critical_path.by_phase_ps)
-      phases.emplace_back(ps, phase.empty() ? "untagged" : phase);
-    std::sort(phases.rbegin(), phases.rend());
     std::snprintf(line, sizeof line, "%-10s", run.dataflow.c_str());
     out << line;
-    for (const auto& [ps, phase] : phases) {
+    for (const auto& [ps, phase] : longest_first(run.result.critical_path.by_phase_ps)) {
       std::snprintf(line, sizeof line, " %s %.3f", phase.c_str(), us(ps));
       out << line;
     }

@@ -67,7 +67,7 @@ json result_summary(const ScheduleGraph& graph, const SimResult& r) {
   for (const auto& [phase, ps] : r.critical_path.by_phase_ps) by_phase[phase.empty() ? "untagged" : phase] = ps;
   doc["critical_path"] = {{"total_ps", r.critical_path.total_ps}, {"ops", r.critical_path.ops.size()},
                           {"wait_ps", r.critical_path.wait_ps}, {"by_engine_ps", by_engine},
-                          {"by_phase_ps", by_phase}};
+                          {"by_phase_ps", by_phase}, {"by_dma_queue_ps", r.critical_path.by_dma_queue_ps}};
   doc["op_timings_fnv1a"] = timing_digest(r.ops);
   return doc;
 }

@@ -28,6 +28,30 @@ TEST(DecodeCli, RunWorksWithNoArgumentAndPrintsTheReport) {
   EXPECT_THAT(o.text, testing::Not(HasSubstr("Copyright")));
 }
 
+TEST(DecodeCli, CriticalPathNamesItsDmaQueuesAndTheyAddUpToItsDmaTime) {
+  std::string path = testing::TempDir() + "run_queues.json";
+  Output o = run("run --layers 2 --down-schedule weight-sbuf --json " + path);
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("critical path by DMA queue (us): c0.dma15 "));
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
+  const nlohmann::json& queues = j["critical_path"]["by_dma_queue_us"];
+  ASSERT_FALSE(queues.empty());
+  double sum = 0, longest = 0;
+  std::string longest_queue;
+  for (const auto& [queue, us] : queues.items()) {
+    sum += us.get<double>();
+    if (us.get<double>() > longest) {
+      longest = us.get<double>();
+      longest_queue = queue;
+    }
+  }
+  // Each figure is rounded to the nanosecond: the queues add up to the path's DMA time within 1 ns per queue.
+  EXPECT_NEAR(sum, j["critical_path"]["by_engine_us"]["dma"].get<double>(), 0.001 * queues.size());
+  // The hybrid's expert exchanges (partial gate/up sums sent to the other core) all go on each core's last
+  // queue, 16 - 1 = 15 on trn3, one transfer after another: no queue carries more of the path.
+  EXPECT_EQ(longest_queue, "c0.dma15");
+}
+
 TEST(DecodeCli, RunJsonHoldsTheDocumentedFields) {
   std::string path = testing::TempDir() + "run.json";
   Output o = run("run --layers 2 --quiet --down-schedule weight-psum --json " + path);

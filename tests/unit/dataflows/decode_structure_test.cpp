@@ -88,6 +88,21 @@ TEST(DecodeStructure, GathersPerLayerAreOnePerGroupBatchedAndTwoPerExpertUnbatch
   EXPECT_EQ(gathers(build("qwen3-30b-a3b", "cardan", o)), 2u * 8u);
 }
 
+TEST(DecodeStructure, GatherGroupsFollowTheHardwaresInstructionGroup) {
+  // The same layer on a GpSimd whose instruction group takes 1024 elements per partition: floor(1024 / 192) = 5
+  // experts per group, so top-8 forms groups of 5 and 3 (2 groups, gate and up each) instead of 4 pairs.
+  DataflowRegistry registry;
+  register_builtin(registry);
+  HardwareConfig hw = shipped_hw();
+  hw.gpsimd.gather_group_elements = 1024;
+  ModelSpec model = shipped_model("qwen3-30b-a3b");
+  const Dataflow& df = registry.find("cardan");
+  DecodeGraph g = build_decode_step(model, model.deployment, df.representation(8, 384, 256), hw, layers(1), df.routed);
+  EXPECT_EQ(count_ops(g.graph, ".gate.gather", "L0.c0.g"), 2u);
+  EXPECT_NE(find_named(g.graph, "L0.c0.g1.up.gather"), kNoOp);
+  EXPECT_EQ(find_named(g.graph, "L0.c0.g2.up.gather"), kNoOp);
+}
+
 TEST(DecodeStructure, JointAccumulationSkipsTheStandaloneVectors) {
   Built joint = build("qwen3-30b-a3b", "cardan", layers(1));
   EXPECT_EQ(count_ops(joint.decode.graph, ".vq_drain", "L0."), 0u);

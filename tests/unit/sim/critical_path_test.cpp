@@ -77,5 +77,28 @@ TEST(CriticalPath, FollowsWhatBoundEachStartAndCountsWaiting) {
   EXPECT_EQ(p.wait_ps, 1600 - 1000 - 250 - 250);  // two 50 ps semaphore gaps
 }
 
+TEST(CriticalPath, NamesTheDmaQueuesItRunsThrough) {
+  ScheduleGraph g;
+  auto dma = [&g](const char* name, std::uint8_t core, std::uint16_t queue) {
+    Op op;
+    op.engine = Engine::dma;
+    op.kind = OpKind::fixed;
+    op.core = core;
+    op.queue = queue;
+    return g.add_op(op, name);
+  };
+  OpId a = dma("a", 0, 15), b = dma("b", 1, 3), c = dma("c", 0, 15);
+  OpId off = dma("off_path", 0, 2);
+  std::vector<OpTiming> t(4);
+  t[a] = {0, 300, kNoOp, BoundKind::start};
+  t[b] = {300, 700, a, BoundKind::dep};
+  t[c] = {700, 800, b, BoundKind::dep};
+  t[off] = {0, 500, kNoOp, BoundKind::start};
+  CriticalPath p = critical_path(g, t);
+  // a and c on core 0's queue 15: 300 + 100 ps; b on core 1's queue 3: 400 ps; the queue off the path is absent.
+  EXPECT_EQ(p.by_dma_queue_ps, (std::map<std::string, Picoseconds>{{"c0.dma15", 400}, {"c1.dma3", 400}}));
+  EXPECT_EQ(p.by_engine_ps[int(Engine::dma)], 800);  // the queues' sum
+}
+
 }  // namespace
 }  // namespace stasim
