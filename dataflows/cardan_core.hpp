@@ -33,8 +33,12 @@ class CardanCore {
   void load_shared();
   // The shared round `round` (one per token with reuse, one per expert without): this core's z entries and T.
   void compute_round(std::uint32_t round);
-  // Window 2/3: J_e, C_e (and uncompressed projections), then W_down of every expert, right after routing.
-  void load_private();
+  // The rings of the routed loads (windows 2 and 3: their addresses are known right after routing).
+  void prepare_private();
+  // Expert e's J_e and C_e (or its uncompressed projections' weights), issued here in program order.
+  void load_private(std::uint32_t e);
+  // Expert e's W_down (window 3), issued here in program order; without window 3 finish_expert loads it.
+  void load_down(std::uint32_t e);
   // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent);
   // the group's experts serve the same number of tokens (one elements-per-index for the instruction).
   void gather(std::uint32_t first, std::uint32_t count, const std::string& name);
@@ -83,6 +87,7 @@ class CardanCore {
   std::vector<std::vector<ProjectionOut>> outs_;   // [expert][projection]
   std::vector<std::vector<OpId>> sent_rows_;       // [expert][projection x core]
   std::unique_ptr<WeightRing> private_ring_, down_ring_;
+  Deps private_start_;
 };
 
 }  // namespace stasim

@@ -1,6 +1,8 @@
 // Who writes each DMA's descriptors: the routed experts' loads (addresses from the router's indices in SBUF)
 // use the hardware DGE where the core has one (trn2/trn3) and GpSimd's software DGE otherwise (trn1) or when
 // asked (--routed-swdge); every static load (attention, router, B/D, KV cache) keeps host-written descriptors.
+#include <algorithm>
+
 #include "decode_fixture.hpp"
 
 namespace stasim::test {
@@ -80,6 +82,55 @@ TEST(DgeStructure, SoftwareDgeOnRequestPutsOneGpSimdDescriptorOpBeforeEachRouted
   ASSERT_NE(gen, kNoOp);
   EXPECT_EQ(g.op(gen).engine, Engine::gpsimd);
   EXPECT_EQ(preds(g, load), std::vector<OpId>{gen});
+}
+
+// The names of core 0's layer-0 GpSimd ops in queue order, "L0.c0." cut off.
+std::vector<std::string> gpsimd_order(const ScheduleGraph& g) {
+  std::vector<std::string> out;
+  OpId any = find_named(g, "L0.c0.g0.gate.gather");
+  if (any == kNoOp) any = find_named(g, "L0.c0.e0.gate.gather");
+  for (OpId v : g.queues()[g.queue_of(any)].ops)
+    if (g.name(v).rfind("L0.c0.", 0) == 0) out.push_back(g.name(v).substr(6));
+  return out;
+}
+
+std::size_t position(const std::vector<std::string>& order, const std::string& name) {
+  return static_cast<std::size_t>(std::find(order.begin(), order.end(), name) - order.begin());
+}
+
+TEST(DgeStructure, SoftwareDgeDescriptorsInterleaveWithTheGathersOneGroupAhead) {
+  // Qwen3 at (8, 384): 192 elements per expert and projection, so the batched gathers pair the experts (4 groups).
+  // The loop's program order prefetches one group: group 0's and group 1's J/C descriptors (2 experts x 2
+  // projections x J and C = 8 each), then group 0's gathers, group 0's W_down descriptors (2 experts x 2 tiles),
+  // group 2's J/C, group 1's gathers, ... — not all 48 of the core's descriptor ops ahead of the first gather.
+  DataflowOptions o;
+  o.routed_swdge = true;
+  Built b = build_on("trn3", "qwen3-30b-a3b", "cardan", o);
+  std::vector<std::string> order = gpsimd_order(b.decode.graph);
+  std::size_t g0 = position(order, "g0.gate.gather"), g1 = position(order, "g1.gate.gather");
+  ASSERT_LT(g1, order.size());
+  EXPECT_EQ(g0, 16u);  // 2 groups x 2 experts x 4 J/C descriptor ops
+  EXPECT_EQ(order[g0 - 1], "e3.up.load_C.dge");
+  EXPECT_EQ(order[g0 + 1], "g0.up.gather");
+  EXPECT_EQ(order[g0 + 2], "e0.load_down[0].dge");
+  EXPECT_EQ(order[g0 + 5], "e1.load_down[1].dge");
+  EXPECT_EQ(order[g0 + 6], "e4.gate.load_J.dge");
+  // Between two groups' gathers: this group's up gather, 4 W_down and 8 J/C descriptor ops.
+  EXPECT_EQ(g1 - g0, 2u + 4u + 8u);
+  EXPECT_EQ(order[g1 - 1], "e5.up.load_C.dge");
+  // The last group prefetches nothing: its gathers follow the W_down descriptors of group 2.
+  std::size_t g3 = position(order, "g3.gate.gather");
+  EXPECT_EQ(order[g3 - 1], "e5.load_down[1].dge");
+
+  // One gather per expert: one expert ahead (e0's and e1's J/C, then e0's gathers and W_down, e2's J/C, ...).
+  o.batch_gathers = false;
+  Built single = build_on("trn3", "qwen3-30b-a3b", "cardan", o);
+  order = gpsimd_order(single.decode.graph);
+  std::size_t e0 = position(order, "e0.gate.gather");
+  EXPECT_EQ(e0, 8u);
+  EXPECT_EQ(order[e0 + 2], "e0.load_down[0].dge");
+  EXPECT_EQ(order[e0 + 4], "e2.gate.load_J.dge");
+  EXPECT_EQ(position(order, "e1.gate.gather") - e0, 2u + 2u + 4u);
 }
 
 TEST(DgeStructure, Trn1WithoutHardwareDgeGeneratesRoutedDescriptorsOnGpSimd) {
