@@ -101,27 +101,21 @@ void CardanCore::prepare_private() {
       private_start_.push_back(rounds_[0].z[p]);
       private_start_.push_back(rounds_[0].table[p]);
     }
-  const std::uint64_t j_bytes = std::uint64_t(shape_.blocks) * i_cols_;  // uint8 indices
-  const std::uint64_t c_bytes = std::uint64_t(r_) * i_cols_ * 2;
-  std::uint64_t slot = std::max<std::uint64_t>({ceil_div(j_bytes, 128), ceil_div(c_bytes, 128), 1});
+  std::uint64_t slot = std::max<std::uint64_t>({ceil_div(j_bytes(), 128), ceil_div(c_bytes(), 128), 1});
   private_ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.private", slot,
                                                static_cast<std::uint32_t>(2 * projections_.size() * groups_.size()), kPrivateShare);
-  for (std::size_t p = 0; p < projections_.size(); ++p)
-    if (!projections_[p].compressed && !down_ring_)
-      down_ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.w", expert_chunk_bytes(ctx_, i_cols_), 0, kExpertWeightShare);
-  if (!down_ring_)
-    down_ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.w", std::uint64_t(h_cols_) * 2,
-                                              static_cast<std::uint32_t>(groups_.size() * ceil_div(i_cols_, 128)), kExpertWeightShare);
 }
+
+bool CardanCore::interleaves_loads() const { return ctx_.routed_dge() == DgeMode::swdge; }
 
 void CardanCore::load_private(std::uint32_t e) {
   if (e >= groups_.size()) return;
   const Deps& start = private_start_;
-  const std::uint64_t j_bytes = std::uint64_t(shape_.blocks) * i_cols_;  // uint8 indices
-  const std::uint64_t c_bytes = std::uint64_t(r_) * i_cols_ * 2;
   for (std::size_t p = 0; p < projections_.size(); ++p) {
     std::string pn = "e" + std::to_string(e) + "." + projections_[p].name;
     if (!projections_[p].compressed) {
+      if (!down_ring_) down_ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.w", expert_chunk_bytes(ctx_, i_cols_),
+                                                                 0, kExpertWeightShare);
       dense_load_[e][p] = load_projection(ctx_, core_, i_cols_, i_cols_, *down_ring_, start, "gate_up", pn, shape_.rows,
                                           ctx_.routed_dge());
       continue;
@@ -129,17 +123,20 @@ void CardanCore::load_private(std::uint32_t e) {
     // J_e and C_e in the kernel's tile layout: this core's blocks (rows of J) and its columns of C are
     // contiguous.
     if (vq_)
-      idx_load_[e][p] = private_ring_->load(j_bytes, std::min<std::uint32_t>(128, std::max<std::uint32_t>(shape_.blocks, 1)), 0,
+      idx_load_[e][p] = private_ring_->load(j_bytes(), std::min<std::uint32_t>(128, std::max<std::uint32_t>(shape_.blocks, 1)), 0,
                                             start, "gather", label(core_, pn + ".load_J"), ctx_.routed_dge());
     if (lr_ && r_ > 0)
-      coef_load_[e][p] = private_ring_->load(c_bytes, std::min<std::uint32_t>(128, r_), 0, start, "lr",
+      coef_load_[e][p] = private_ring_->load(c_bytes(), std::min<std::uint32_t>(128, r_), 0, start, "lr",
                                              label(core_, pn + ".load_C"), ctx_.routed_dge());
   }
 }
 
 void CardanCore::load_down(std::uint32_t e) {
-  // Window 3: the down weights' addresses are known after routing too; queued behind the private parts, they
-  // stream while GpSimd gathers and the tensor engine computes C_eᵀz.
+  if (!down_ring_)
+    down_ring_ = std::make_unique<WeightRing>(ctx_, core_, "experts.w", std::uint64_t(h_cols_) * 2,
+                                              static_cast<std::uint32_t>(groups_.size() * ceil_div(i_cols_, 128)), kExpertWeightShare);
+  // Window 3: the down weights' addresses are known after routing too; they stream while GpSimd gathers and
+  // the tensor engine computes C_eᵀz. Without window 3 finish_expert loads them after gate/up.
   if (!opt_.overlap_windows || e >= groups_.size()) return;
   down_[e] = load_down_tiles(ctx_, core_, i_cols_, h_cols_, *down_ring_, {in_.topk[core_]}, "e" + std::to_string(e));
 }

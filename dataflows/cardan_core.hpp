@@ -33,11 +33,15 @@ class CardanCore {
   void load_shared();
   // The shared round `round` (one per token with reuse, one per expert without): this core's z entries and T.
   void compute_round(std::uint32_t round);
-  // The rings of the routed loads (windows 2 and 3: their addresses are known right after routing).
+  // The ring of J_e and C_e (windows 2 and 3: the routed loads' addresses are known right after routing).
   void prepare_private();
-  // Expert e's J_e and C_e (or its uncompressed projections' weights), issued here in program order.
+  // Whether the routed loads are issued inside the expert loop, one gather group ahead (software DGE: their
+  // descriptors are GpSimd work the scheduler interleaves with the gathers) rather than all right after routing
+  // (hardware DGE: the DMA queues issue them as soon as the addresses are known).
+  bool interleaves_loads() const;
+  // Expert e's J_e and C_e (or its uncompressed projections' weights).
   void load_private(std::uint32_t e);
-  // Expert e's W_down (window 3), issued here in program order; without window 3 finish_expert loads it.
+  // Expert e's W_down (window 3; without it finish_expert loads them after gate/up). The first call makes the ring.
   void load_down(std::uint32_t e);
   // One GpSimd selection per compressed projection for experts [first, first + count) (gate and up adjacent);
   // the group's experts serve the same number of tokens (one elements-per-index for the instruction).
@@ -88,6 +92,8 @@ class CardanCore {
   std::vector<std::vector<OpId>> sent_rows_;       // [expert][projection x core]
   std::unique_ptr<WeightRing> private_ring_, down_ring_;
   Deps private_start_;
+  std::uint64_t j_bytes() const { return std::uint64_t(shape_.blocks) * i_cols_; }  // uint8 indices
+  std::uint64_t c_bytes() const { return std::uint64_t(r_) * i_cols_ * 2; }
 };
 
 }  // namespace stasim

@@ -1,9 +1,10 @@
 // The hybrid LR+VQ routed experts of docs/cardan.md on the cores of a rank, in the order the compiler's
 // instruction scheduler lays out the unrolled kernel (each engine's queue takes its instructions in this order):
 //   1. B and D (static, prefetched), the shared round: z (this core's entries of r over all of H) and T;
-//   2. the routed loads (addresses known right after routing) in the loop's program order, prefetched one
-//      gather group ahead: group 0's J_e and C_e, then per group the next group's J_e and C_e, this group's
-//      gathers, this group's W_down (with software DGE their descriptors are GpSimd work between the gathers);
+//   2. the routed loads (addresses known right after routing): with hardware DGE every expert's J_e and C_e, then
+//      every expert's W_down; with software DGE, whose descriptors are GpSimd work, one gather group ahead
+//      between the gathers (group 0's J_e and C_e, then per group the next group's, this group's gathers, this
+//      group's W_down);
 //   3. the gathers over expert groups in J arrival order, gate and up of a group adjacent, each expert's
 //      reduction waiting only for its own group's gathers;
 //   4. the expert loop software-pipelined by one expert: expert e's gate/up (and the partial rows it sends to the
@@ -51,7 +52,6 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
 
   each([](CardanCore& c) { c.load_shared(); });
   shared_round(0);
-  each([](CardanCore& c) { c.prepare_private(); });
   std::uint32_t rounds = opt.reuse_shared_projections ? 1 : experts, next_round = 1;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
   if (opt.batch_gathers && lead.has_vq()) {
@@ -64,18 +64,29 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   } else {
     for (std::uint32_t e = 0; e < experts; ++e) groups.push_back({e, 1});
   }
-  // The expert loop as the compiler's scheduler lays it out (software-pipelined by one expert): expert e's head is
-  // issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e.
-  // The routed loads in the loop's program order: a group's J_e and C_e one group ahead of its gathers (the
-  // next group's are issued before this group's gathers), its W_down right after them. With software DGE the
-  // descriptors are GpSimd work in this order, between the gathers, as a kernel that prefetches one iteration
-  // ahead issues them; with hardware DGE only the DMA queues' order follows it.
+  // The routed loads. With hardware DGE all of them right after routing, every expert's J_e and C_e, then every
+  // expert's W_down: the DMA queues issue them as soon as the addresses are known. With software DGE their
+  // descriptors are GpSimd work, which the scheduler interleaves with the gathers as a kernel that prefetches one
+  // iteration ahead: a group's J_e and C_e one group ahead of its gathers (the next group's before this group's
+  // gathers), its W_down right after them.
+  const bool interleave = lead.interleaves_loads();
   auto load_private = [&](std::size_t g) {
-    if (g >= groups.size()) return;
+    if (!interleave || g >= groups.size()) return;
     for (std::uint32_t e = groups[g].first; e < groups[g].first + groups[g].second; ++e)
       each([&](CardanCore& c) { c.load_private(e); });
   };
-  load_private(0);
+  if (interleave) {
+    each([](CardanCore& c) { c.prepare_private(); });
+    load_private(0);
+  } else {
+    each([&](CardanCore& c) {
+      c.prepare_private();
+      for (std::uint32_t e = 0; e < c.experts(); ++e) c.load_private(e);
+      for (std::uint32_t e = 0; e < c.experts(); ++e) c.load_down(e);
+    });
+  }
+  // The expert loop as the compiler's scheduler lays it out (software-pipelined by one expert): expert e's head is
+  // issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e.
   std::optional<std::uint32_t> waiting;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto [first, count] = groups[g];
@@ -84,7 +95,8 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
     while (next_round < std::min(rounds, first + count + 1)) shared_round(next_round++);
     std::string name = opt.batch_gathers ? "g" + std::to_string(g) : "e" + std::to_string(first);
     each([&](CardanCore& c) { c.gather(first, count, name); });
-    for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.load_down(e); });
+    if (interleave)
+      for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.load_down(e); });
     for (std::uint32_t e = first; e < first + count; ++e) {
       head(e);
       if (waiting) tail(*waiting);

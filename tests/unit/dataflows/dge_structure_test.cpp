@@ -133,6 +133,21 @@ TEST(DgeStructure, SoftwareDgeDescriptorsInterleaveWithTheGathersOneGroupAhead) 
   EXPECT_EQ(position(order, "e1.gate.gather") - e0, 2u + 2u + 4u);
 }
 
+TEST(DgeStructure, HardwareDgeIssuesEveryRoutedLoadRightAfterRouting) {
+  // With the hardware DGE nothing but the DMA queues issues the routed loads, so they all go out once the
+  // addresses are known: the last expert's J/C and W_down are in the graph (program order) before the first
+  // gather, and GpSimd's queue holds only the gathers (4 pairs x gate and up on core 0).
+  Built b = build_on("trn3", "qwen3-30b-a3b", "cardan", {});
+  const ScheduleGraph& g = b.decode.graph;
+  OpId first_gather = find_named(g, "L0.c0.g0.gate.gather");
+  ASSERT_NE(first_gather, kNoOp);
+  EXPECT_LT(find_named(g, "L0.c0.e7.up.load_C"), first_gather);
+  EXPECT_LT(find_named(g, "L0.c0.e7.load_down[1]"), first_gather);
+  std::vector<std::string> order = gpsimd_order(g);
+  EXPECT_EQ(order.size(), 8u);
+  EXPECT_EQ(order.front(), "g0.gate.gather");
+}
+
 TEST(DgeStructure, Trn1WithoutHardwareDgeGeneratesRoutedDescriptorsOnGpSimd) {
   Built b = build_on("trn1", "olmoe-1b-7b", "dense", {});
   ASSERT_EQ(b.hw.dma.hwdge_instances, 0u);
