@@ -4,6 +4,7 @@
 // builders split I (experts, MLPs), heads (attention), columns (router, LM head).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,9 +60,16 @@ struct DecodeContext {
   DgeMode routed_dge() const {
     return options.routed_swdge || hw.dma.hwdge_instances == 0 ? DgeMode::swdge : DgeMode::hwdge;
   }
-  // The DMA queue of cross-core exchanges (nki.isa.sendrecv): one of its own, so an exchange never waits in a
-  // queue behind weight loads issued ahead of it, nor holds them up.
-  int exchange_queue() const { return static_cast<int>(hw.dma.queues) - 1; }
+  // The DMA queue of core `core`'s next cross-core exchange (nki.isa.sendrecv): by default its last queue, one
+  // pipe of its own, so an exchange never waits in a queue behind weight loads issued ahead of it, nor holds them
+  // up, and exchanges go one after another. core.dma.exchange_queues = n rotates them over the core's last n
+  // queues in issue order; 0 reserves none (-1: the builder takes the next queue in turn, as for a load).
+  int exchange_queue(std::uint32_t core) {
+    const std::uint32_t n = std::min(hw.dma.exchange_queues, hw.dma.queues);
+    if (n == 0) return -1;
+    if (exchanges_issued_.size() <= core) exchanges_issued_.resize(core + 1, 0);
+    return static_cast<int>(hw.dma.queues - n + exchanges_issued_[core]++ % n);
+  }
   // Bytes of the hidden state of the batch: [H, T] in BF16.
   std::uint64_t hidden_bytes() const { return std::uint64_t(hidden) * tokens * 2; }
 
@@ -69,6 +77,9 @@ struct DecodeContext {
   std::int64_t layer_ = 0;
   std::vector<Deps> static_gate_;       // per core: deps of this layer's static loads
   std::vector<Deps> static_readers_[2];  // per region (layer parity), per core
+
+ private:
+  std::vector<std::uint32_t> exchanges_issued_;  // per core, for exchange_queue()
 };
 
 // "c1.e5." — the core and block part of an op label.

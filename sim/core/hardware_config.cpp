@@ -145,7 +145,8 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
       .required("fixed_ns", hw.dma.fixed_ns)
       .required("descriptor_ns", hw.dma.descriptor_ns)
       .required("hwdge_ns", hw.dma.hwdge_ns)
-      .required("hwdge_instances", hw.dma.hwdge_instances);
+      .required("hwdge_instances", hw.dma.hwdge_instances)
+      .optional("exchange_queues", hw.dma.exchange_queues);
   dma.within("engines", hw.dma.engines, 1, kMaxCount);
   dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
   dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
@@ -153,6 +154,8 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
   dma.within("descriptor_ns", hw.dma.descriptor_ns, kMinNs, kMaxNs);
   dma.within("hwdge_ns", hw.dma.hwdge_ns, 0, kMaxNs);
   dma.within("hwdge_instances", hw.dma.hwdge_instances, 0, kMaxCount);
+  dma.check(hw.dma.exchange_queues <= hw.dma.queues, "exchange_queues",
+            "must be between 0 and queues (" + std::to_string(hw.dma.queues) + ")");
   dma.finish();
 
   ConfigReader link = core.section("link");

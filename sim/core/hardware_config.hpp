@@ -73,6 +73,9 @@ struct DmaConfig {
   double descriptor_ns = 62;                 // DMA-engine time per descriptor (memory/dma_cost.hpp)
   double hwdge_ns = 600;                     // a hardware-DGE DMA instruction on its issuing queue
   std::uint32_t hwdge_instances = 2;         // hardware DGE blocks per core (0: none, hwdge transfers are an error)
+  // The queues a core's cross-core exchanges (sendrecv) rotate over in issue order, its last ones: 1 is one
+  // pipe (every exchange after the one before), 0 none reserved (exchanges take the next queue like any load).
+  std::uint32_t exchange_queues = 1;
   double bytes_per_ns() const { return engines * bytes_per_ns_per_engine; }
 };
 

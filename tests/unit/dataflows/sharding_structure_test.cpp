@@ -2,6 +2,8 @@
 // kernel does it: one token -> the cores split H, load H-contiguous tiles of the per-rank [E, H, 2, I] layout
 // and exchange partial gate/up sums; several tokens -> the cores split the tokens (unless H·I >= 3072·1536).
 // Dense and the hybrid alike; the hybrid's partial z exchanged on T partitions.
+#include <algorithm>
+
 #include "decode_fixture.hpp"
 #include "sim/core/dma_descriptors.hpp"
 
@@ -134,6 +136,41 @@ TEST(ShardingStructure, MixtralKeepsHSplitWithSeveralTokens) {
   // Every core runs every route (4 tokens x top-2) on its half of H.
   EXPECT_EQ(b.decode.experts.cores[0].routes.size(), 8u);
   EXPECT_GT(count_ops(b.decode.graph, ".gate.to_core1[", "L0.c0.e7."), 0u);
+}
+
+// The DMA queue of every cross-core transfer core 0 issues in layer 0, in issue order (op ids grow with it).
+std::vector<std::uint16_t> exchange_queues_of_core0(const ScheduleGraph& g) {
+  std::vector<std::uint16_t> out;
+  for (OpId v = 0; v < g.size(); ++v)
+    if (g.op(v).engine == Engine::dma && g.op(v).dst == Location::peer && g.name(v).rfind("L0.c0.", 0) == 0)
+      out.push_back(g.op(v).queue);
+  return out;
+}
+
+TEST(ShardingStructure, ExchangesRotateOverTheCoresLastQueuesOrTakeAnyWithNoneReserved) {
+  // Qwen3 cardan at one token, core 0, layer 0: the router's score exchange, then gate and up partial rows for 8
+  // experts (16), then the block's partial output to core 0 is core 1's: 17 transfers.
+  DataflowRegistry registry;
+  register_builtin(registry);
+  auto queues_with = [&](std::uint32_t n) {
+    Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, one_layer(), {}};
+    b.hw.dma.exchange_queues = n;
+    const Dataflow& df = registry.find("cardan");
+    b.rep = df.representation(8, 384, 256);
+    b.decode = build_decode_step(b.model, b.model.deployment, b.rep, b.hw, b.options, df.routed);
+    return exchange_queues_of_core0(b.decode.graph);
+  };
+  std::vector<std::uint16_t> one = queues_with(1);
+  ASSERT_EQ(one.size(), 17u);
+  for (std::uint16_t q : one) EXPECT_EQ(q, 15u);  // trn3's 16 queues: the last one, one pipe
+  std::vector<std::uint16_t> two = queues_with(2);
+  ASSERT_EQ(two.size(), 17u);
+  for (std::size_t i = 0; i < two.size(); ++i) EXPECT_EQ(two[i], i % 2 == 0 ? 14u : 15u) << i;  // 14, 15, 14, ...
+  // None reserved: the exchanges take the next queue in turn like the loads, so they spread over many queues.
+  std::vector<std::uint16_t> none = queues_with(0);
+  ASSERT_EQ(none.size(), 17u);
+  std::sort(none.begin(), none.end());
+  EXPECT_GT(std::unique(none.begin(), none.end()) - none.begin(), 4);
 }
 
 TEST(ShardingStructure, HybridAtOneTokenSplitsHAndExchangesOnFewPartitions) {

@@ -78,6 +78,18 @@ TEST(HardwareConfig, WrongTypesAndNonPositiveSizesAreReportedTogether) {
   EXPECT_THAT(e, HasSubstr("lnc: must be between 1 and device.cores (8)"));
 }
 
+TEST(HardwareConfig, ExchangeQueuesDefaultToOneAndCannotExceedTheQueues) {
+  EXPECT_EQ(load_hardware(hw_path("trn3")).dma.exchange_queues, 1u);
+  // Optional: a hardware file written before the key existed keeps one exchange queue.
+  EXPECT_EQ(trn3_with("exchange_queues: 1", "# exchange_queues left out").dma.exchange_queues, 1u);
+  EXPECT_EQ(trn3_with("exchange_queues: 1", "exchange_queues: 0").dma.exchange_queues, 0u);
+  std::string e = error_of([] { trn3_with("exchange_queues: 1", "exchange_queues: 17"); });
+  EXPECT_THAT(e, HasSubstr("trn3-edited.yaml:"));
+  EXPECT_THAT(e, HasSubstr("core.dma.exchange_queues: must be between 0 and queues (16)"));
+  e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.exchange_queues=-1"}); });
+  EXPECT_THAT(e, HasSubstr("core.dma.exchange_queues: expected a non-negative integer, got '-1'"));
+}
+
 TEST(HardwareConfig, MalformedYamlNamesFileLineAndColumn) {
   std::string e;
   char path[] = "/tmp/stasim_bad_yamlXXXXXX";
