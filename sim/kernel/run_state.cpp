@@ -48,20 +48,27 @@ OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
 
 void RunState::finish(OpId op, Picoseconds now_ps) {
   ++finished_;
-  timing_[op].end_ps = now_ps;
-  const RunOp& o = run_->ops[op];
+  // The arrays of the loop in locals: a listener's wake() may run anywhere, but never resizes them, and without
+  // the locals the compiler reloads every one of them on every edge.
+  OpTiming* const timing = timing_.data();
+  std::uint32_t* const remaining = remaining_.data();
+  const RunOp* const ops = run_->ops.data();
+  const ScheduleGraph& graph = *graph_;
+  const Picoseconds semaphore_ps = semaphore_ps_;
+  timing[op].end_ps = now_ps;
+  const RunOp& o = ops[op];
   activity_.finished(o.core, o.engine, now_ps);
-  for (ScheduleGraph::EdgeId e : graph_->out_edges(op)) {
-    OpId t = graph_->target(e);
-    const RunOp& c = run_->ops[t];
-    Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps_ : 0);
-    OpTiming& r = timing_[t];  // not started yet: start_ps and bound_op hold its readiness
+  for (ScheduleGraph::EdgeId e : graph.out_edges(op)) {
+    OpId t = graph.target(e);
+    const RunOp& c = ops[t];
+    Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps : 0);
+    OpTiming& r = timing[t];  // not started yet: start_ps and bound_op hold its readiness
     if (r.bound_op == kNoOp || ready > r.start_ps) {
       r.start_ps = ready;
       r.bound_op = op;
     }
-    if (--remaining_[t] == 0) {
-      std::uint32_t q = graph_->queue_of(t);
+    if (--remaining[t] == 0) {
+      std::uint32_t q = graph.queue_of(t);
       if (head(q) == t && listeners_[q]) listeners_[q]->wake(r.start_ps);
     }
   }
