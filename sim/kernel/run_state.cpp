@@ -58,6 +58,7 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
   OpTiming* const timing = timing_.data();
   std::uint32_t* const remaining = remaining_.data();
   const RunOp* const ops = run_->ops.data();
+  const RunDma* const dma = run_->dma.data();
   const ScheduleGraph& graph = *graph_;
   const Picoseconds semaphore_ps = semaphore_ps_;
   timing[op].end_ps = now_ps;
@@ -74,6 +75,8 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
   for (ScheduleGraph::EdgeId e : graph.out_edges(op)) {
     OpId t = graph.target(e);
     const RunOp& c = ops[t];
+    // A transfer's own record is read when it begins, soon after its dependencies finish: fetch it meanwhile.
+    if (c.engine == Engine::dma) __builtin_prefetch(&dma[c.aux]);
     Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps : 0);
     OpTiming& r = timing[t];  // not started yet: start_ps and bound_op hold its readiness
     if (r.bound_op == kNoOp || ready > r.start_ps) {
