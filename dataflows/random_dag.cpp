@@ -1,11 +1,11 @@
 #include "dataflows/random_dag.hpp"
 
-#include <random>
+#include <algorithm>
 
 namespace stasim {
 
 ScheduleGraph random_dag(std::size_t count, std::uint32_t cores, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  Mt19937_64 rng(seed);
   // Not std::uniform_*: identical on every platform. x % n is x & (n - 1) when n is a power of two (the dependency
   // window of 64 and the two cores, which are not constants here): the same draws without a 64-bit division.
   auto pick = [&rng](std::uint64_t n) {
