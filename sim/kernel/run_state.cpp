@@ -48,6 +48,14 @@ OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
     t.bound_op = ops[h - 1];
   }
   head_[queue] = h + 1;
+  // The queue's next op is looked at when this one ends (its dependency count, readiness and cost; a transfer's
+  // record when it begins): a queue can lag far behind the ops finishing elsewhere, so fetch them meanwhile.
+  if (h + 1 < ops.size()) {
+    OpId next = ops[h + 1];
+    __builtin_prefetch(&remaining_[next]);
+    __builtin_prefetch(&timing_[next]);
+    __builtin_prefetch(&run_->ops[next]);
+  }
   return op;
 }
 
