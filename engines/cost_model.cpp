@@ -113,7 +113,7 @@ double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool depende
 // Rounded exactly as ps_from_cycles / ps_from_ns round (the same expression before llround).
 Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
   if (op.duration_ps >= 0) return op.duration_ps;
-  return static_cast<Picoseconds>(std::llround(op_duration_exact_ps(op, hw, dependent)));
+  return round_ps(op_duration_exact_ps(op, hw, dependent));
 }
 
 }  // namespace stasim::cost

@@ -62,15 +62,9 @@ void DmaModule::wake_queue(std::uint32_t queue, Picoseconds at_ps) {
   wake_.notify(after(at_ps > now ? at_ps - now : 0));
 }
 
-void DmaModule::advance(Picoseconds now) {
-  Picoseconds dt = now - last_update_;
-  if (dt > 0)
-    for (Transfer& t : moving_) t.remaining_bytes = std::max(0.0, t.remaining_bytes - t.rate * dt);
-  last_update_ = now;
-}
-
-void DmaModule::share_bandwidth(Picoseconds now) {
-  if (moving_.empty()) return;  // the last transfer in flight finished: nothing to share
+Picoseconds DmaModule::share_bandwidth(Picoseconds now) {
+  Picoseconds first_finish = std::numeric_limits<Picoseconds>::max();
+  if (moving_.empty()) return first_finish;  // the last transfer in flight finished: nothing to share
   flows_.clear();
   for (const Transfer& t : moving_) {
     Flow f = t.flow;
@@ -85,7 +79,9 @@ void DmaModule::share_bandwidth(Picoseconds now) {
     t.rate = rates_[i];
     // Finishing times are rounded up to the picosecond, so a transfer never ends before its bytes moved.
     t.finish_ps = now + (t.remaining_bytes > 0 ? static_cast<Picoseconds>(std::ceil(t.remaining_bytes / t.rate - 1e-6)) : 0);
+    first_finish = std::min(first_finish, t.finish_ps);
   }
+  return first_finish;
 }
 
 DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds now) {
@@ -104,19 +100,29 @@ DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds n
 void DmaModule::step() {
   ++activations_;
   Picoseconds now = now_ps();
-  advance(now);
   bool changed = false;
+  // The earliest end of a fixed phase and of a data phase among the transfers left in flight, kept up to date
+  // by the loops below (a minimum does not depend on the order it is taken in), so no extra pass finds them.
+  Picoseconds first_data_start = std::numeric_limits<Picoseconds>::max();
+  Picoseconds first_finish = std::numeric_limits<Picoseconds>::max();
 
-  // Finished transfers free their queue and release their dependents.
+  // Transfers in flight move their bytes at their rates since the last activation; finished ones free their
+  // queue and release their dependents. One pass: a finished transfer's place takes the last one, not yet
+  // looked at, which the next round of the loop advances and checks there.
+  const Picoseconds dt = now - last_update_;
+  last_update_ = now;
   for (std::size_t i = 0; i < moving_.size();) {
-    if (moving_[i].finish_ps <= now) {
-      busy_[moving_[i].queue] = 0;
-      consider(moving_[i].queue);
-      state_->finish(moving_[i].op, now);
+    Transfer& t = moving_[i];
+    if (dt > 0) t.remaining_bytes = std::max(0.0, t.remaining_bytes - t.rate * dt);
+    if (t.finish_ps <= now) {
+      busy_[t.queue] = 0;
+      consider(t.queue);
+      state_->finish(t.op, now);
       moving_[i] = moving_.back();
       moving_.pop_back();
       changed = true;
     } else {
+      first_finish = std::min(first_finish, t.finish_ps);
       ++i;
     }
   }
@@ -135,6 +141,7 @@ void DmaModule::step() {
         changed = true;
       }
     } else {
+      first_data_start = std::min(first_data_start, waiting_[i].data_start_ps);
       ++i;
     }
   }
@@ -161,14 +168,16 @@ void DmaModule::step() {
       changed = true;
     } else {
       waiting_.push_back(t);
+      first_data_start = std::min(first_data_start, t.data_start_ps);
     }
   }
   candidates_.swap(still_waiting_);
   for (std::uint32_t q : candidates_) considered_[q] = 1;
-  if (changed) share_bandwidth(now);
+  // A change of the transfers moving bytes gives every one of them a new rate and finishing time; otherwise
+  // they keep theirs, whose earliest the first loop found.
+  if (changed) first_finish = share_bandwidth(now);
 
-  for (const Transfer& t : waiting_) next = std::min(next, t.data_start_ps);
-  for (const Transfer& t : moving_) next = std::min(next, t.finish_ps);
+  next = std::min(next, std::min(first_data_start, first_finish));
   if (next == std::numeric_limits<Picoseconds>::max()) {
     sc_core::next_trigger(wake_);
   } else {

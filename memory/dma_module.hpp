@@ -51,8 +51,8 @@ class DmaModule {
   void step();
   void wake_queue(std::uint32_t queue, Picoseconds at_ps);
   void consider(std::uint32_t queue);
-  void advance(Picoseconds now);
-  void share_bandwidth(Picoseconds now);
+  // New rates and finishing times for the transfers moving bytes; returns the earliest finish (max: none).
+  Picoseconds share_bandwidth(Picoseconds now);
   Transfer begin(OpId op, std::uint32_t queue, Picoseconds now);
   Picoseconds now_ps() const;
 

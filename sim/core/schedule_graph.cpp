@@ -91,23 +91,20 @@ void ScheduleGraph::add_dep(OpId from, OpId to, DepKind kind) {
 }
 
 void ScheduleGraph::build_lists(Lists& l, const std::vector<OpId>& key) const {
-  // Counting sort of the edge ids by `key`; stable, so each list keeps insertion order. Builders add an op's
-  // in-edges right after the op, so the targets often come sorted already: the ids are then 0, 1, 2, ...
+  // Counting sort of the edge ids by `key`, stable, so each list keeps insertion order: count each op's edges,
+  // sum them up to each op's end, then place the edges from the last to the first, each just before the end of
+  // its op's list, which moves every end back to its op's start. No second per-op array; when the keys come
+  // sorted (builders add an op's in-edges right after the op) every pass runs front to back or back to front.
   const std::size_t n = ops_.size();
+  const std::size_t m = key.size();
   l.offset.assign(n + 1, 0);
-  bool sorted = true;
-  for (std::size_t e = 0; e < key.size(); ++e) {
-    ++l.offset[key[e] + 1];
-    if (e > 0 && key[e] < key[e - 1]) sorted = false;
-  }
-  for (std::size_t v = 0; v < n; ++v) l.offset[v + 1] += l.offset[v];
-  l.ids.resize(key.size());
-  if (sorted) {
-    for (EdgeId e = 0; e < key.size(); ++e) l.ids[e] = e;
-  } else {
-    std::vector<std::uint32_t> next(l.offset.begin(), l.offset.end() - 1);
-    for (EdgeId e = 0; e < key.size(); ++e) l.ids[next[key[e]]++] = e;
-  }
+  std::uint32_t* offset = l.offset.data();
+  for (std::size_t e = 0; e < m; ++e) ++offset[key[e]];
+  for (std::size_t v = 1; v < n; ++v) offset[v] += offset[v - 1];
+  offset[n] = static_cast<std::uint32_t>(m);
+  l.ids.resize(m);
+  EdgeId* ids = l.ids.data();
+  for (std::size_t e = m; e-- > 0;) ids[--offset[key[e]]] = static_cast<EdgeId>(e);
   l.valid = true;
 }
 

@@ -1,6 +1,11 @@
 #include "sim/kernel/run_state.hpp"
 
 namespace stasim {
+namespace {
+
+constexpr OpId kPrefetchAhead = 96;
+
+}  // namespace
 
 void RunState::reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_t origin) {
   graph_ = run.graph;
@@ -43,25 +48,51 @@ OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
     t.bound_op = ops[h - 1];
   }
   head_[queue] = h + 1;
+  // The queue's next op is looked at when this one ends (its dependency count, readiness and cost; a transfer's
+  // record when it begins): a queue can lag far behind the ops finishing elsewhere, so fetch them meanwhile.
+  if (h + 1 < ops.size()) {
+    OpId next = ops[h + 1];
+    __builtin_prefetch(&remaining_[next]);
+    __builtin_prefetch(&timing_[next]);
+    __builtin_prefetch(&run_->ops[next]);
+  }
   return op;
 }
 
 void RunState::finish(OpId op, Picoseconds now_ps) {
   ++finished_;
-  timing_[op].end_ps = now_ps;
-  const RunOp& o = run_->ops[op];
+  // The arrays of the loop in locals: a listener's wake() may run anywhere, but never resizes them, and without
+  // the locals the compiler reloads every one of them on every edge.
+  OpTiming* const timing = timing_.data();
+  std::uint32_t* const remaining = remaining_.data();
+  const RunOp* const ops = run_->ops.data();
+  const RunDma* const dma = run_->dma.data();
+  const ScheduleGraph& graph = *graph_;
+  const Picoseconds semaphore_ps = semaphore_ps_;
+  timing[op].end_ps = now_ps;
+  // The ops a little after this one in id order are the ones about to be touched first (builders, like the
+  // random DAG, make an op's dependencies shortly before it): their records come from memory meanwhile. A hint
+  // only; it changes nothing but when the cache lines arrive.
+  if (op + kPrefetchAhead < remaining_.size()) {
+    __builtin_prefetch(&timing[op + kPrefetchAhead], 1);
+    __builtin_prefetch(&ops[op + kPrefetchAhead]);
+    __builtin_prefetch(&remaining[op + kPrefetchAhead], 1);
+  }
+  const RunOp& o = ops[op];
   activity_.finished(o.core, o.engine, now_ps);
-  for (ScheduleGraph::EdgeId e : graph_->out_edges(op)) {
-    OpId t = graph_->target(e);
-    const RunOp& c = run_->ops[t];
-    Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps_ : 0);
-    OpTiming& r = timing_[t];  // not started yet: start_ps and bound_op hold its readiness
+  for (ScheduleGraph::EdgeId e : graph.out_edges(op)) {
+    OpId t = graph.target(e);
+    const RunOp& c = ops[t];
+    // A transfer's own record is read when it begins, soon after its dependencies finish: fetch it meanwhile.
+    if (c.engine == Engine::dma) __builtin_prefetch(&dma[c.aux]);
+    Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps : 0);
+    OpTiming& r = timing[t];  // not started yet: start_ps and bound_op hold its readiness
     if (r.bound_op == kNoOp || ready > r.start_ps) {
       r.start_ps = ready;
       r.bound_op = op;
     }
-    if (--remaining_[t] == 0) {
-      std::uint32_t q = graph_->queue_of(t);
+    if (--remaining[t] == 0) {
+      std::uint32_t q = graph.queue_of(t);
       if (head(q) == t && listeners_[q]) listeners_[q]->wake(r.start_ps);
     }
   }

@@ -16,8 +16,9 @@ namespace stasim {
 void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGraph& run) {
   run.graph = &graph;
   run.semaphore_ps = ps_from_ns(hw.semaphore_ns);
-  // Every record is written below: resize keeps the old contents, no fill.
-  run.ops.resize(graph.size());
+  // Every record is appended below, once: no fill pass before (the capacity stays from run to run).
+  run.ops.clear();
+  run.ops.reserve(graph.size());
   std::size_t transfers = 0;
   for (const Queue& q : graph.queues())
     if (q.engine == Engine::dma) transfers += q.ops.size();
@@ -29,7 +30,7 @@ void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGra
   last_in_queue.assign(graph.queues().size(), kNoOp);
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& o = graph.op(v);
-    RunOp& r = run.ops[v];
+    RunOp& r = run.ops.emplace_back();
     OpId previous = std::exchange(last_in_queue[graph.queue_of(v)], v);
     r.core = o.core;
     r.engine = o.engine;
