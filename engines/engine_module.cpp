@@ -1,16 +1,11 @@
 #include "engines/engine_module.hpp"
 
+#include "sim/core/units.hpp"
+
 namespace stasim {
 namespace {
 
 sc_core::sc_time after(Picoseconds ps) { return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps)); }
-
-// std::llround for a positive duration below 2^62 ps, without the library call (once per TensorE op): the
-// fraction x - trunc(x) is exact for x < 2^52, and above that every double is a whole number.
-Picoseconds round_half_up(double x) {
-  Picoseconds whole = static_cast<Picoseconds>(x);
-  return x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
-}
 
 }  // namespace
 
@@ -73,7 +68,7 @@ void EngineModule::step() {
   }
   Picoseconds duration = state_->duration_ps(op);
   if (tensor_ && throttle_.enabled()) {
-    duration = round_half_up(static_cast<double>(duration) / throttle_.rate_at(now));
+    duration = round_ps(static_cast<double>(duration) / throttle_.rate_at(now));
     throttle_.busy(now, now + duration);
   }
   state_->start(queue_, now, psum_wait_);
