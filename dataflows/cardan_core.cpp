@@ -257,9 +257,8 @@ void CardanCore::send_partials(std::uint32_t e) {
       if (o != core_)
         // [T_e, I] FP32 rows: T_e partitions, one I x 4-byte run each.
         sent_rows_[e][p * ctx_.lnc + o] =
-            b_.dma(c_, std::uint64_t(i_cols_) * T * 4, T, Location::sbuf, Location::peer, outs_[e][p].ready, "gate_up",
-                   label(core_, "e" + std::to_string(e) + "." + projections_[p].name + ".to_core" + std::to_string(o)), ctx_.exchange_queue(core_),
-                   static_cast<std::uint8_t>(o));
+            ctx_.exchange(core_, std::uint64_t(i_cols_) * T * 4, T, o, outs_[e][p].ready, "gate_up",
+                          label(core_, "e" + std::to_string(e) + "." + projections_[p].name + ".to_core" + std::to_string(o)));
 }
 
 void CardanCore::sum_partials(std::uint32_t e, const std::vector<CardanCore>& cores) {

@@ -39,6 +39,11 @@ class CardanCore {
   // descriptors are GpSimd work the scheduler interleaves with the gathers) rather than all right after routing
   // (hardware DGE: the DMA queues issue them as soon as the addresses are known).
   bool interleaves_loads() const;
+  // Whether an expert's partial sums go out one expert behind its head (after the next expert's gathers) rather
+  // than right after its gate/up: exchanges on GpSimd's own DMA (core.dma.exchange_engine = gpsimd_dma) sit in
+  // GpSimd's in-order stream, where an exchange issued right after its expert's gathers would stall the next
+  // expert's gathers until this expert's reduction is done; a software-pipelined kernel issues it one behind.
+  bool sends_behind() const { return ctx_.exchanges_on_gpsimd(); }
   // Expert e's J_e and C_e (or its uncompressed projections' weights).
   void load_private(std::uint32_t e);
   // Expert e's W_down (window 3; without it finish_expert loads them after gate/up). The first call makes the ring.

@@ -39,13 +39,16 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   auto shared_round = [&](std::uint32_t round) {
     each([&](CardanCore& c) { c.compute_round(round); });
   };
-  // An expert's head: its gate/up (or their partial sums, sent to the other cores at once). Its tail: the partial
-  // sums added, φ, the product and the down projection.
+  // An expert's head: its gate/up (or their partial sums, sent to the other cores at once, or with its tail when
+  // the exchanges run in GpSimd's stream, see CardanCore::sends_behind). Its tail: the partial sums added, φ, the
+  // product and the down projection.
+  const bool sends_behind = lead.sends_behind();
   auto head = [&](std::uint32_t e) {
     each([&](CardanCore& c) { c.project(e); });
-    if (split_h) each([&](CardanCore& c) { c.send_partials(e); });
+    if (split_h && !sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
   };
   auto tail = [&](std::uint32_t e) {
+    if (split_h && sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
     if (split_h) each([&](CardanCore& c) { c.sum_partials(e, cores); });
     each([&](CardanCore& c) { c.finish_expert(e); });
   };

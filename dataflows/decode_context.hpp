@@ -70,6 +70,15 @@ struct DecodeContext {
     if (exchanges_issued_.size() <= core) exchanges_issued_.resize(core + 1, 0);
     return static_cast<int>(hw.dma.queues - n + exchanges_issued_[core]++ % n);
   }
+  // Core `core`'s next cross-core exchange (nki.isa.sendrecv) of `bytes` on `partitions` to core `peer`, carried
+  // as core.dma.exchange_engine says: a transfer on exchange_queue(core), or an op in GpSimd's stream.
+  OpId exchange(std::uint32_t core, std::uint64_t bytes, std::uint32_t partitions, std::uint32_t peer, const Deps& deps,
+                const char* phase, const std::string& label) {
+    const auto c = static_cast<std::uint8_t>(core), p = static_cast<std::uint8_t>(peer);
+    if (exchanges_on_gpsimd()) return b.sendrecv(c, bytes, partitions, p, deps, phase, label);
+    return b.dma(c, bytes, partitions, Location::sbuf, Location::peer, deps, phase, label, exchange_queue(core), p);
+  }
+  bool exchanges_on_gpsimd() const { return hw.dma.exchange_engine == DmaConfig::ExchangeEngine::gpsimd_dma; }
   // Bytes of the hidden state of the batch: [H, T] in BF16.
   std::uint64_t hidden_bytes() const { return std::uint64_t(hidden) * tokens * 2; }
 

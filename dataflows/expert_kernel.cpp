@@ -155,10 +155,8 @@ void exchange_partials(DecodeContext& ctx, std::vector<std::vector<GateUpTiles>>
           if (o == c) continue;
           Deps d = mine;
           d.push_back(recv_free[o]);
-          sent[c][o] = b.dma(static_cast<std::uint8_t>(c), std::uint64_t(cols) * T * 4, std::min<std::uint32_t>(128, cols),
-                             Location::sbuf, Location::peer, d, "gate_up",
-                             label(c, idx(name + (gate ? ".gate" : ".up") + ".to_core" + std::to_string(o), s)), ctx.exchange_queue(c),
-                             static_cast<std::uint8_t>(o));
+          sent[c][o] = ctx.exchange(c, std::uint64_t(cols) * T * 4, std::min<std::uint32_t>(128, cols), o, d, "gate_up",
+                                    label(c, idx(name + (gate ? ".gate" : ".up") + ".to_core" + std::to_string(o), s)));
         }
       }
       for (std::uint32_t c = 0; c < cores; ++c) {

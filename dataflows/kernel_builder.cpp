@@ -77,6 +77,20 @@ OpId KernelBuilder::gather(std::uint8_t core, std::uint32_t elements, std::uint3
   return add(std::move(op), deps, phase, label);
 }
 
+OpId KernelBuilder::sendrecv(std::uint8_t core, std::uint64_t bytes, std::uint32_t partitions, std::uint8_t peer,
+                             const Deps& deps, const char* phase, const std::string& label) {
+  Op op;
+  op.engine = Engine::gpsimd;
+  op.kind = OpKind::sendrecv;
+  op.core = core;
+  op.bytes = std::max<std::uint64_t>(bytes, 1);
+  op.partitions = std::max<std::uint32_t>(1, std::min(partitions, hw_.sbuf.partitions));
+  op.src = Location::sbuf;
+  op.dst = Location::peer;
+  op.peer_core = peer;
+  return add(std::move(op), deps, phase, label);
+}
+
 OpId KernelBuilder::matmul(std::uint8_t core, std::uint32_t k, std::uint32_t m, std::uint32_t n, bool new_stationary,
                            const Accumulator& acc, const Deps& deps, const char* phase, const std::string& label,
                            Dtype dtype) {

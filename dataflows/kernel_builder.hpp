@@ -41,6 +41,10 @@ class KernelBuilder {
            std::uint32_t contiguous = 0, DgeMode dge = DgeMode::static_);
   // The descriptor-generation op of the last swdge dma() (kNoOp after any other transfer).
   OpId descriptor_op() const { return last_descriptor_op_; }
+  // A cross-core exchange on GpSimd's own DMA engine (nki.isa.sendrecv, dma_engine=gpsimd_dma): `bytes` of this
+  // core's SBUF to core `peer`'s, an op in GpSimd's instruction stream (engines/cost_model.hpp times it).
+  OpId sendrecv(std::uint8_t core, std::uint64_t bytes, std::uint32_t partitions, std::uint8_t peer, const Deps& deps,
+                const char* phase, const std::string& label);
   // A GpSimd gather (nki.isa.nc_n_gather / local_gather, engines/gather_cost.hpp): `elements` gathered per
   // partition on `partitions` partitions, `elements_per_index` contiguous elements per index, indices stored
   // `index_bytes` wide (1 for uint8 code indices: widened to uint32 first), data of `dtype`.

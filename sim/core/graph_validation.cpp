@@ -30,7 +30,7 @@ bool engine_runs(Engine e, OpKind k) {
     case Engine::scalar: return is_elementwise(k);
     case Engine::vector: return is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce;
     case Engine::gpsimd:
-      return k == OpKind::iota || k == OpKind::gather || k == OpKind::descriptors ||
+      return k == OpKind::iota || k == OpKind::gather || k == OpKind::descriptors || k == OpKind::sendrecv ||
              (is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce);
     case Engine::dma: return k == OpKind::transfer;
     case Engine::collective: return k == OpKind::all_reduce;
@@ -77,8 +77,12 @@ void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& 
     if (o.n > hw.tensor.max_moving_free)
       bad("n = " + std::to_string(o.n) + " exceeds the moving free limit " + std::to_string(hw.tensor.max_moving_free) +
           key("core.engines.tensor.max_moving_free"));
-  } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce || o.kind == OpKind::descriptors) {
-    if (o.bytes == 0) bad(o.kind == OpKind::all_reduce ? "an all_reduce needs positive bytes" : "a DMA transfer needs positive bytes");
+  } else if (o.kind == OpKind::transfer || o.kind == OpKind::all_reduce || o.kind == OpKind::descriptors ||
+             o.kind == OpKind::sendrecv) {
+    if (o.bytes == 0)
+      bad(o.kind == OpKind::all_reduce ? "an all_reduce needs positive bytes"
+          : o.kind == OpKind::sendrecv ? "a sendrecv needs positive bytes"
+                                       : "a DMA transfer needs positive bytes");
   } else if (o.kind == OpKind::fixed) {
     bad("kind 'fixed' needs cycles or duration_ns");
   } else if (o.free == 0) {

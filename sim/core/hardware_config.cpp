@@ -146,7 +146,12 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
       .required("descriptor_ns", hw.dma.descriptor_ns)
       .required("hwdge_ns", hw.dma.hwdge_ns)
       .required("hwdge_instances", hw.dma.hwdge_instances)
-      .optional("exchange_queues", hw.dma.exchange_queues);
+      .optional("exchange_queues", hw.dma.exchange_queues)
+      .optional("gpsimd_dma_ns", hw.dma.gpsimd_dma_ns);
+  std::string exchange_engine = "dma";
+  dma.optional("exchange_engine", exchange_engine);
+  if (exchange_engine == "gpsimd_dma") hw.dma.exchange_engine = DmaConfig::ExchangeEngine::gpsimd_dma;
+  else dma.check(exchange_engine == "dma", "exchange_engine", "must be dma or gpsimd_dma, got '" + exchange_engine + "'");
   dma.within("engines", hw.dma.engines, 1, kMaxCount);
   dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
   dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
@@ -154,6 +159,7 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
   dma.within("descriptor_ns", hw.dma.descriptor_ns, kMinNs, kMaxNs);
   dma.within("hwdge_ns", hw.dma.hwdge_ns, 0, kMaxNs);
   dma.within("hwdge_instances", hw.dma.hwdge_instances, 0, kMaxCount);
+  dma.within("gpsimd_dma_ns", hw.dma.gpsimd_dma_ns, 0, kMaxNs);
   dma.check(hw.dma.exchange_queues <= hw.dma.queues, "exchange_queues",
             "must be between 0 and queues (" + std::to_string(hw.dma.queues) + ")");
   dma.finish();

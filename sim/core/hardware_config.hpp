@@ -76,6 +76,13 @@ struct DmaConfig {
   // The queues a core's cross-core exchanges (sendrecv) rotate over in issue order, its last ones: 1 is one
   // pipe (every exchange after the one before), 0 none reserved (exchanges take the next queue like any load).
   std::uint32_t exchange_queues = 1;
+  // What carries a cross-core exchange (nki.isa.sendrecv's dma_engine): `dma`, the shared DMA queues above (the
+  // default; exchange_queues applies), or `gpsimd_dma`, GpSimd's own DMA engine ("low-latency SB-to-SB swaps in
+  // LNC=2"): an op in GpSimd's instruction stream that holds GpSimd for gpsimd_dma_ns + the link latency + the
+  // bytes over the link, and takes no DMA queue.
+  enum class ExchangeEngine : std::uint8_t { dma, gpsimd_dma };
+  ExchangeEngine exchange_engine = ExchangeEngine::dma;
+  double gpsimd_dma_ns = 500;                // assumed: a GpSimd-DMA transfer's fixed cost (nothing public)
   double bytes_per_ns() const { return engines * bytes_per_ns_per_engine; }
 };
 

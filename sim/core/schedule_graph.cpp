@@ -16,7 +16,7 @@ const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma
 const char* const kOpKindNames[] = {"matmul",        "transpose",   "activation",    "activation_reduce",
                                     "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce",
                                     "memset",        "iota",        "gather",        "descriptors",
-                                    "transfer",      "all_reduce",  "fixed"};
+                                    "sendrecv",      "transfer",      "all_reduce",  "fixed"};
 const char* const kDtypeNames[] = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
 const char* const kDgeModeNames[] = {"static", "hwdge", "swdge"};
 

@@ -27,6 +27,7 @@ enum class OpKind : std::uint8_t {
   tensor_copy, tensor_reduce, memset,
   iota, gather,                                                 // gpsimd
   descriptors,                                                  // gpsimd: software DGE for one DMA
+  sendrecv,                                                     // gpsimd: a cross-core exchange on its own DMA
   transfer,                                                     // dma
   all_reduce,                                                   // collective
   fixed,                                                        // any engine, duration given

@@ -31,7 +31,7 @@ bool parse_location(const std::string& text, Location& loc, std::uint8_t& peer) 
 const std::vector<std::string> kEngines = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
 const std::vector<std::string> kKinds = {"matmul", "transpose", "activation", "activation_reduce", "tensor_tensor",
                                          "tensor_scalar", "tensor_copy", "tensor_reduce", "memset", "iota",
-                                         "gather", "descriptors", "transfer", "all_reduce", "fixed"};
+                                         "gather", "descriptors", "sendrecv", "transfer", "all_reduce", "fixed"};
 const std::vector<std::string> kDgeModes = {"static", "hwdge", "swdge"};
 const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
 

@@ -173,6 +173,53 @@ TEST(ShardingStructure, ExchangesRotateOverTheCoresLastQueuesOrTakeAnyWithNoneRe
   EXPECT_GT(std::unique(none.begin(), none.end()) - none.begin(), 4);
 }
 
+// Position of op `name` among core 0's GpSimd ops in program order (op ids grow with issue order).
+std::size_t gpsimd_position(const ScheduleGraph& g, const std::string& name) {
+  std::size_t at = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    if (g.op(v).engine != Engine::gpsimd || g.op(v).core != 0) continue;
+    if (g.name(v) == name) return at;
+    ++at;
+  }
+  ADD_FAILURE() << name << " is not a GpSimd op of core 0";
+  return 0;
+}
+
+TEST(ShardingStructure, ExchangesOnGpSimdsDmaRunInGpSimdsStreamOneExpertBehindTheGathers) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  auto build = [&](DmaConfig::ExchangeEngine engine) {
+    DataflowOptions o = one_layer();
+    o.batch_gathers = false;  // one gather per expert and projection: e<N>.gate.gather, e<N>.up.gather
+    Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, o, {}};
+    b.hw.dma.exchange_engine = engine;
+    const Dataflow& df = registry.find("cardan");
+    b.rep = df.representation(8, 384, 256);
+    b.decode = build_decode_step(b.model, b.model.deployment, b.rep, b.hw, b.options, df.routed);
+    return b;
+  };
+  Built on_dma = build(DmaConfig::ExchangeEngine::dma);
+  Built on_gpsimd = build(DmaConfig::ExchangeEngine::gpsimd_dma);
+  // The same 17 exchanges of core 0 in layer 0 (router scores, 8 experts x gate and up), none on a DMA queue.
+  EXPECT_EQ(exchange_queues_of_core0(on_dma.decode.graph).size(), 17u);
+  EXPECT_TRUE(exchange_queues_of_core0(on_gpsimd.decode.graph).empty());
+  const ScheduleGraph& g = on_gpsimd.decode.graph;
+  EXPECT_EQ(count_ops(g, ".to_core1", "L0.c0."), 16u);
+  EXPECT_EQ(op_named(g, "L0.c0.router.exchange").kind, OpKind::sendrecv);
+  const Op& rows = op_named(g, "L0.c0.e3.up.to_core1");
+  EXPECT_EQ(rows.engine, Engine::gpsimd);
+  EXPECT_EQ(rows.kind, OpKind::sendrecv);
+  EXPECT_EQ(rows.bytes, 768u);  // [1, 192] FP32, as on the shared DMA
+  EXPECT_EQ(rows.dst, Location::peer);
+  EXPECT_EQ(rows.peer_core, 1);
+  // Program order on GpSimd: expert 0's exchanges after expert 1's gathers and before expert 2's (one behind),
+  // so GpSimd never stalls its next gathers on this expert's reduction. On the shared DMA the sends go right
+  // after their expert's gate/up, before the next expert's gathers.
+  EXPECT_GT(gpsimd_position(g, "L0.c0.e0.gate.to_core1"), gpsimd_position(g, "L0.c0.e1.up.gather"));
+  EXPECT_LT(gpsimd_position(g, "L0.c0.e0.up.to_core1"), gpsimd_position(g, "L0.c0.e2.gate.gather"));
+  EXPECT_LT(find_named(on_dma.decode.graph, "L0.c0.e0.gate.to_core1"), find_named(on_dma.decode.graph, "L0.c0.e1.gate.gather"));
+}
+
 TEST(ShardingStructure, HybridAtOneTokenSplitsHAndExchangesOnFewPartitions) {
   Built b = build_at("qwen3-30b-a3b", "cardan", 1);
   const ScheduleGraph& g = b.decode.graph;

@@ -85,5 +85,21 @@ TEST(CostModel, OpDurationConvertsWithTheEngineClockAndHonoursOverrides) {
   EXPECT_EQ(op_duration(g, hw, true), 7000);
 }
 
+TEST(CostModel, SendrecvOnGpSimdsDmaIsItsFixedCostTheLinkLatencyAndTheBytesOverTheLink) {
+  HardwareConfig hw = trn3();
+  Op x;
+  x.engine = Engine::gpsimd;
+  x.kind = OpKind::sendrecv;
+  x.bytes = 768;  // one expert's partial gate row, [1, 192] FP32
+  x.dst = Location::peer;
+  // trn3: gpsimd_dma_ns 500 + link latency 500 + 768 B / 100 B/ns = 1007.68 ns, in ns (no GpSimd cycles, no
+  // static overhead: a DMA on GpSimd's own engine).
+  EXPECT_EQ(op_duration(x, hw, false), 1007680);
+  EXPECT_EQ(op_duration(x, hw, true), 1007680);
+  hw.dma.gpsimd_dma_ns = 200;
+  hw.link.latency_ns = 1000;
+  EXPECT_EQ(op_duration(x, hw, false), 1207680);  // 200 + 1000 + 7.68
+}
+
 }  // namespace
 }  // namespace stasim::cost

@@ -90,6 +90,22 @@ TEST(HardwareConfig, ExchangeQueuesDefaultToOneAndCannotExceedTheQueues) {
   EXPECT_THAT(e, HasSubstr("core.dma.exchange_queues: expected a non-negative integer, got '-1'"));
 }
 
+TEST(HardwareConfig, ExchangesGoOnTheSharedDmaUnlessGpSimdsDmaIsNamed) {
+  HardwareConfig hw = load_hardware(hw_path("trn3"));
+  EXPECT_EQ(hw.dma.exchange_engine, DmaConfig::ExchangeEngine::dma);
+  EXPECT_DOUBLE_EQ(hw.dma.gpsimd_dma_ns, 500);
+  // Optional: a file written before the key has the shared DMA.
+  EXPECT_EQ(trn3_with("exchange_engine: dma", "# left out").dma.exchange_engine, DmaConfig::ExchangeEngine::dma);
+  hw = load_hardware(hw_path("trn3"), {"core.dma.exchange_engine=gpsimd_dma", "core.dma.gpsimd_dma_ns=250"});
+  EXPECT_EQ(hw.dma.exchange_engine, DmaConfig::ExchangeEngine::gpsimd_dma);
+  EXPECT_DOUBLE_EQ(hw.dma.gpsimd_dma_ns, 250);
+  std::string e = error_of([] { trn3_with("exchange_engine: dma", "exchange_engine: gpsimd"); });
+  EXPECT_THAT(e, HasSubstr("trn3-edited.yaml:"));
+  EXPECT_THAT(e, HasSubstr("core.dma.exchange_engine: must be dma or gpsimd_dma, got 'gpsimd'"));
+  e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.gpsimd_dma_ns=-5"}); });
+  EXPECT_THAT(e, HasSubstr("core.dma.gpsimd_dma_ns: must not be negative"));
+}
+
 TEST(HardwareConfig, MalformedYamlNamesFileLineAndColumn) {
   std::string e;
   char path[] = "/tmp/stasim_bad_yamlXXXXXX";
