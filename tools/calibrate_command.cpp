@@ -214,6 +214,7 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     // The default refreshes the shipped overlay in the data folder; a given --out is written where it says.
     std::string output = output_given->count() > 0 ? cal->output : resolve_config_path(cal->output);
     check_output_path("--out", output);
+    require_replaceable(output, "the calibrated overlay");  // before the fit, not after it
     check_output_path("--json", cal->json);
     const std::string base_path = hw_option("--hw", cal->fit.base_hw);
     const std::string base = overlay_base_reference(base_path, output);

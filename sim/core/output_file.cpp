@@ -75,6 +75,10 @@ void write_output_file(const std::string& path, const std::string& text, const s
 }
 
 void require_replaceable(const std::string& path, const std::string& what) {
+  // "-" is stdout for the outputs that stream (--json, --trace, ...); these are files renamed into place.
+  if (path == "-")
+    throw InputError("'-' (stdout): " + what + " is written to a file (beside the old one, then renamed over it), "
+                     "not to stdout; name a file");
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     if (errno == ENOENT) return;  // a new file (a missing folder is reported when writing)

@@ -21,7 +21,8 @@ void write_output_file(const std::string& path, const std::string& text, const s
 // file; on any failure the temporary file is removed and `path` keeps its old contents.
 void replace_output_file(const std::string& path, const std::string& text, const std::string& what);
 
-// Refuses (InputError) a path that exists and is not a regular file, for outputs replaced by rename.
+// Refuses (InputError) a path that exists and is not a regular file, for outputs replaced by rename, and "-"
+// (stdout for the streamed outputs; these files are renamed into place, and a sweep's is read back by --resume).
 void require_replaceable(const std::string& path, const std::string& what);
 
 // Lines appended to a file as they are produced (a sweep's rows): each append is written and flushed at once,

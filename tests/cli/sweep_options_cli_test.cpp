@@ -168,4 +168,20 @@ TEST(SweepOptionsCli, BadAxesAndConflictsAreBadInput) {
   EXPECT_FALSE(std::filesystem::exists(tmp("bad.csv")));  // refused before anything is written
 }
 
+TEST(SweepOptionsCli, OutputsRenamedIntoPlaceRefuseStdout) {
+  // '-' is stdout for --json and the other streamed outputs; a sweep's, a merge's and calibrate's outputs are files
+  // written beside the old one and renamed over it (the sweep's with FILE.meta.json, read back by --resume), so
+  // '-' is bad input, refused before anything runs, and no file named '-' appears.
+  const std::string folder = tmp("dash");
+  std::filesystem::create_directories(folder);
+  for (const std::string& args : {std::string("sweep --layers 1 --dataflows dense --out -"), std::string("merge --out - x.csv"),
+                                  std::string("calibrate --out -")}) {
+    stasim::test::Output o = stasim::test::run_shell("cd " + folder + " && " + STASIM_BINARY + " " + args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.text;
+    EXPECT_THAT(o.text, HasSubstr("'-' (stdout): ")) << args;
+    EXPECT_THAT(o.text, HasSubstr("not to stdout; name a file")) << args;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(folder));
+}
+
 }  // namespace
