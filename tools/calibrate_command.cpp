@@ -208,6 +208,9 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
                       "after the fit, refit without each target in turn and report how far its prediction moves "
                       "(one fit per target; writes the overlay of the full fit as usual)");
   calibrate->add_option("--json", cal->json, "write the fit (and leave-one-out) report as JSON to FILE ('-' for stdout)");
+  calibrate->add_option("--set", cal->fit.sets,
+                        "fix a hardware key of the base for the whole fit (key.path=value, repeatable; a structural "
+                        "what-if such as core.dma.exchange_engine=gpsimd_dma); written into the overlay");
   calibrate->callback([calibrate, cal, registry, output_given, &invocation] {
     if (cal->fit.max_evaluations < 1) throw InputError("--max-evaluations must be at least 1");
     ReferenceData ref = load_reference(resolve_config_path(cal->reference), *registry);
@@ -218,8 +221,9 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     check_output_path("--json", cal->json);
     const std::string base_path = hw_option("--hw", cal->fit.base_hw);
     const std::string base = overlay_base_reference(base_path, output);
+    check_fixed_sets(cal->fit);
     ResolvedConfigs configs;
-    configs.hardware.push_back(resolved_hardware(cal->fit.base_hw));
+    configs.hardware.push_back(resolved_hardware(cal->fit.base_hw, cal->fit.sets));
     configs.files.push_back({"reference", cal->reference, resolve_config_path(cal->reference)});
     const nlohmann::json prov = provenance(*calibrate, invocation, configs_json(configs));
     std::ostream* progress = cal->quiet ? nullptr : &std::cerr;

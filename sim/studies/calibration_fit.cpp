@@ -110,11 +110,28 @@ double objective_of(const std::vector<Prediction>& predictions, const std::vecto
   return sum;
 }
 
+std::vector<std::string> evaluation_sets(const FitOptions& options, const std::vector<double>& values) {
+  std::vector<std::string> sets = options.sets;
+  for (std::string& s : parameter_sets(values)) sets.push_back(std::move(s));
+  return sets;
+}
+
+void check_fixed_sets(const FitOptions& options) {
+  for (const std::string& set : options.sets) {
+    const std::string key = set.substr(0, set.find('='));
+    for (const CalibrationParameter& p : calibration_parameters())
+      if (std::find(p.keys.begin(), p.keys.end(), key) != p.keys.end())
+        throw InputError("--set " + set + ": " + key + " is a fitted parameter (" + p.name + ", between " + number(p.low) +
+                         " and " + number(p.high) + "); --set fixes only what the fit leaves alone");
+  }
+  load_hardware(resolve_hw(options.base_hw), options.sets, shipped_hw_path);  // a bad key or value: exit 2
+}
+
 FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
                           std::ostream* progress) {
   const auto& params = calibration_parameters();
   const std::string base_path = resolve_hw(options.base_hw);
-  load_hardware(base_path, {}, shipped_hw_path);  // the base must be valid before any search
+  check_fixed_sets(options);  // the base (and its fixed overrides) must be valid before any search
   YamlNode base_root = load_hardware_document(base_path, shipped_hw_path);
   FitResult fit;
   fit.runs = ref.runs();
@@ -135,7 +152,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
   auto setup_for = [&](const std::vector<double>& values) {
     PredictionSetup setup;
     setup.hw = base_path;
-    setup.sets = parameter_sets(values);
+    setup.sets = evaluation_sets(options, values);
     setup.down = options.down;
     return setup;
   };
@@ -270,7 +287,7 @@ void measure_sensitivity(const ReferenceData& ref, const FitOptions& options, co
       if (values[i] == fit.values[i]) continue;
       PredictionSetup setup;
       setup.hw = base_path;
-      setup.sets = parameter_sets(values);
+      setup.sets = evaluation_sets(options, values);
       setup.down = options.down;
       setup.workers = options.workers;
       std::vector<Prediction> moved = predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry));
@@ -322,6 +339,11 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
       << ref.file.substr(ref.file.rfind("configs/") == std::string::npos ? 0 : ref.file.rfind("configs/")) << "; "
       << fit.evaluations << " evaluations, down schedule " << options.down << ", objective "
       << number(std::round(fit.objective * 1000) / 1000) << " (sum of log(1 + (error/tolerance)^2))\n#\n";
+  if (!options.sets.empty()) {
+    out << "# Fitted with fixed overrides of the base (stasim calibrate --set), written below with the parameters:\n";
+    for (const std::string& set : options.sets) out << "#   " << set << "\n";
+    out << "#\n";
+  }
   std::snprintf(line, sizeof line, "# %-48s %10s %10s %9s %9s %s\n", "target", "published", "predicted", "error",
                 "tolerance", "result");
   out << line;
@@ -354,7 +376,7 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
   YAML::Node doc(YAML::NodeType::Map);
   // Its own name, so run output says which config produced it.
   doc["name"] = std::filesystem::path(base).stem().string() + "-calibrated";
-  const std::vector<std::string> sets = parameter_sets(fit.values);
+  const std::vector<std::string> sets = evaluation_sets(options, fit.values);
   for (const std::string& set : sets) {
     const std::string key = set.substr(0, set.find('='));
     const std::string value = set.substr(set.find('=') + 1);

@@ -30,7 +30,14 @@ struct FitOptions {
   int max_evaluations = 160;  // points simulated (two at a time)
   int workers = 2;
   std::vector<std::string> excluded;  // target ids left out of the objective (leave-one-out)
+  // Fixed "key.path=value" overrides of the base (a structural what-if, e.g. core.dma.exchange_engine=gpsimd_dma):
+  // applied in every evaluation and written into the overlay, so the overlay alone reproduces the fit. A fitted
+  // parameter's key is refused (check_fixed_sets).
+  std::vector<std::string> sets;
 };
+
+// InputError when a --set names a fitted parameter or does not apply to the base hardware.
+void check_fixed_sets(const FitOptions& options);
 
 // How strongly the fit's predictions depend on one parameter: the target that moves most, in units of its
 // tolerance, when the parameter moves by +-10 % of its bounds' span (normalized coordinates).
@@ -82,6 +89,8 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
 
 // "key.path=value" overrides for the given parameter values.
 std::vector<std::string> parameter_sets(const std::vector<double>& values);
+// The overrides of one evaluation: the fixed sets, then the parameters'.
+std::vector<std::string> evaluation_sets(const FitOptions& options, const std::vector<double>& values);
 
 // Sum over the targets not `excluded` of log(1 + (error / tolerance)^2).
 double objective_of(const std::vector<Prediction>& predictions, const std::vector<std::string>& excluded = {});

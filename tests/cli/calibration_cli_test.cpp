@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -226,6 +227,61 @@ TEST(CalibrateCli, TheOverlayMayBeWrittenAnywhere) {
   Outcome o = run_stasim("calibrate --quiet --max-evaluations 3 --out " + (scratch() / "elsewhere.yaml").string());
   EXPECT_EQ(o.code, 1) << o.text;
   EXPECT_THAT(o.text, HasSubstr("calibration did not converge"));
+}
+
+// calibrate --set fixes a key of the base for the whole fit (a structural what-if) and writes it into the overlay,
+// so validating the overlay alone reproduces the fit's predictions. A short fit: the reference cut to its two
+// TPOT targets (the shipped file up to the ablation, so its header, variants and representations stay).
+TEST(CalibrateCli, FixedOverridesHoldForTheWholeFitAndGoIntoTheOverlay) {
+  std::ifstream in(source("configs/reference/published.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t cut = text.find("  # Ablation on the full model");
+  ASSERT_NE(cut, std::string::npos);
+  const fs::path ref = scratch() / "tpot_only.yaml";
+  std::ofstream(ref) << text.substr(0, cut);
+  const fs::path overlay = scratch() / "gpsimd_exchanges.yaml", fit_json = scratch() / "fit.json",
+                 check_json = scratch() / "check.json";
+  const std::string set = " --set core.dma.exchange_engine=gpsimd_dma";
+  // Bad input first, before any simulation: a fitted parameter, an unknown key, a bad value.
+  Outcome o = run_stasim("calibrate -q --reference " + ref.string() + " --set core.link.latency_ns=5 --out " + overlay.string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("--set core.link.latency_ns=5: core.link.latency_ns is a fitted parameter (link.latency_ns, "
+                                "between 100 and 2000)"));
+  o = run_stasim("calibrate -q --reference " + ref.string() + " --set core.dma.exchange_engin=dma --out " + overlay.string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("no key 'core.dma.exchange_engin' (did you mean 'core.dma.exchange_engine'?)"));
+  o = run_stasim("calibrate -q --reference " + ref.string() + " --set core.dma.exchange_engine=pool --out " + overlay.string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("core.dma.exchange_engine: must be dma or gpsimd_dma, got 'pool'"));
+  EXPECT_FALSE(fs::exists(overlay));
+
+  o = run_stasim("calibrate -q --reference " + ref.string() + set + " --out " + overlay.string() + " --json " + fit_json.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::ifstream overlay_in(overlay);
+  std::string written((std::istreambuf_iterator<char>(overlay_in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(written, HasSubstr("# Fitted with fixed overrides of the base (stasim calibrate --set)"));
+  EXPECT_THAT(written, HasSubstr("#   core.dma.exchange_engine=gpsimd_dma"));
+  EXPECT_THAT(written, HasSubstr("  dma:\n    exchange_engine: gpsimd_dma\n"));
+  // The overlay alone (no --set) predicts what the fit reported, to the microsecond of TPOT.
+  o = run_stasim("validate -q --report-only --reference " + ref.string() + " --hw " + overlay.string() + " --json " +
+                 check_json.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  nlohmann::json fit, check;
+  std::ifstream(fit_json) >> fit;
+  std::ifstream(check_json) >> check;
+  ASSERT_EQ(fit["targets"].size(), 2u);
+  ASSERT_EQ(check["targets"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(check["targets"][i]["id"], fit["targets"][i]["id"]);
+    EXPECT_NEAR(check["targets"][i]["predicted"].get<double>(), fit["targets"][i]["predicted"].get<double>(), 1e-6);
+  }
+  // And the fixed key mattered: the same overlay without it (exchanges back on the shared DMA) predicts another
+  // cardan TPOT.
+  o = run_stasim("validate -q --report-only --reference " + ref.string() + " --hw " + overlay.string() +
+                 " --set core.dma.exchange_engine=dma --json " + check_json.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::ifstream(check_json) >> check;
+  EXPECT_GT(std::fabs(check["targets"][1]["predicted"].get<double>() - fit["targets"][1]["predicted"].get<double>()), 1e-3);
 }
 
 TEST(CalibrateCli, AnOutputInAMissingFolderIsBadInput) {
