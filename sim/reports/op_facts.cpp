@@ -61,11 +61,11 @@ OpFacts op_facts(const ScheduleGraph& graph, const SimResult& result, OpId v) {
     f.shape = "p" + std::to_string(op.partitions);
     if (op.free) f.shape += " f" + std::to_string(op.free);
   }
-  if (op.engine == Engine::dma) {
+  if (moves_bytes(op)) {
     f.bytes = op.bytes;
     f.src = location_text(op.src, op.peer_core);
     f.dst = location_text(op.dst, op.peer_core);
-    f.dge = dge_mode_name(op.dge);
+    if (op.engine == Engine::dma) f.dge = dge_mode_name(op.dge);
     f.bytes_per_partition = static_cast<double>(op.bytes) / std::max<std::uint32_t>(op.partitions, 1);
     const Picoseconds duration = t.end_ps - t.start_ps;
     if (duration > 0) f.achieved_gbps = static_cast<double>(op.bytes) * 1000.0 / static_cast<double>(duration);

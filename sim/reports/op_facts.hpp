@@ -33,14 +33,17 @@ struct OpFacts {
   Picoseconds start_ps = 0, end_ps = 0;
   std::string bound_by;              // "start", "dep:<op>", "queue:<op>", "psum:<op>"
   std::string shape;                 // "k128 m128 n512" (matmul), "p128 f64" (elementwise), "p128" (DMA)
-  std::uint64_t bytes = 0;           // DMA only
-  std::string src, dst;              // DMA only
-  std::string dge;                   // DMA only: who generates the descriptors (static, hwdge, swdge)
-  double bytes_per_partition = 0;    // DMA only
-  double achieved_gbps = 0;          // DMA only: bytes / (end - start); bytes per ns = GB/s
+  std::uint64_t bytes = 0;           // ops that move bytes (moves_bytes) only
+  std::string src, dst;              // likewise
+  std::string dge;                   // DMA transfers only: who generates the descriptors (static, hwdge, swdge)
+  double bytes_per_partition = 0;    // ops that move bytes only
+  double achieved_gbps = 0;          // likewise: bytes / (end - start); bytes per ns = GB/s
   bool critical = false;
 };
 
 OpFacts op_facts(const ScheduleGraph& graph, const SimResult& result, OpId v);
+// Whether an op moves bytes and so has the DMA facts: a DMA transfer, or a sendrecv on GpSimd's own DMA (its
+// descriptor mode stays empty: GpSimd drives that engine itself).
+inline bool moves_bytes(const Op& op) { return op.engine == Engine::dma || op.kind == OpKind::sendrecv; }
 
 }  // namespace stasim

@@ -37,7 +37,7 @@ std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result, co
   for (OpId v = 0; v < graph.size(); ++v) {
     const OpFacts f = op_facts(graph, result, v);
     const Op& op = *f.op;
-    const bool dma = op.engine == Engine::dma;
+    const bool dma = moves_bytes(op);
     out += cell(f.name) + ',' + std::to_string(op.core) + ',' + f.queue + ',' + engine_name(op.engine) + ',' +
            (f.label.layer >= 0 ? std::to_string(f.label.layer) : "") + ',' +
            (f.label.expert >= 0 ? std::to_string(f.label.expert) : "") + ',' + cell(f.phase) + ',' +

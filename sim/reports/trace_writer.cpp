@@ -85,11 +85,11 @@ json slice_args(const OpFacts& f) {
                {"bound_by", f.bound_by}, {"dtype", dtype_name(op.dtype)}, {"shape", f.shape}};
   if (f.label.layer >= 0) args["layer"] = f.label.layer;
   if (f.label.expert >= 0) args["expert"] = f.label.expert;
-  if (op.engine == Engine::dma) {
+  if (moves_bytes(op)) {
     args["bytes"] = f.bytes;
     args["src"] = f.src;
     args["dst"] = f.dst;
-    args["dge"] = f.dge;
+    if (!f.dge.empty()) args["dge"] = f.dge;
     args["bytes_per_partition"] = f.bytes_per_partition;
     args["achieved_gbps"] = std::round(f.achieved_gbps * 1000.0) / 1000.0;
   }

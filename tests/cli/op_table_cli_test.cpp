@@ -128,4 +128,29 @@ TEST(OpTable, ScheduleRowsCarryTheYamlsValues) {
   EXPECT_EQ(mm.at("bound_by").rfind("dep:", 0), 0u) << mm.at("bound_by");
 }
 
+// A sendrecv on GpSimd's own DMA (core.dma.exchange_engine = gpsimd_dma) moves bytes: its row carries them like
+// a DMA transfer's, without a descriptor mode.
+TEST(OpTable, AGpSimdSendrecvRowCarriesItsBytes) {
+  const std::string yaml = tmp("sendrecv.yaml");
+  std::ofstream(yaml) << "ops:\n"
+                         "  - {name: swap, engine: gpsimd, kind: sendrecv, core: 1, bytes: 768, partitions: 1, "
+                         "src: sbuf, dst: core0}\n";
+  Output o = stasim::test::run_stasim("schedule --quiet --hw trn3 --schedule " + yaml + " --ops " + tmp("sendrecv.csv"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  const std::vector<Row> rows = read_csv(tmp("sendrecv.csv"));
+  ASSERT_EQ(rows.size(), 1u);
+  const Row& swap = rows[0];
+  EXPECT_EQ(swap.at("engine"), "gpsimd");
+  EXPECT_EQ(swap.at("kind"), "sendrecv");
+  EXPECT_EQ(swap.at("bytes"), "768");
+  EXPECT_EQ(swap.at("bytes_per_partition"), "768");  // one partition
+  EXPECT_EQ(swap.at("src"), "sbuf");
+  EXPECT_EQ(swap.at("dst"), "core0");
+  EXPECT_EQ(swap.at("dge"), "");
+  EXPECT_EQ(swap.at("instructions"), "1");
+  // trn3: gpsimd_dma_ns 500 + link latency 500 + 768 B / 100 B/ns = 1007.68 ns; 768 / 1007.68 = 0.762 GB/s.
+  EXPECT_EQ(swap.at("duration_ns"), "1007.680");
+  EXPECT_EQ(swap.at("achieved_gbps"), "0.762");
+}
+
 }  // namespace
