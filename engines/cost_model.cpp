@@ -84,12 +84,12 @@ double clock_ghz(const HardwareConfig& hw, Engine e) {
 double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool dependent) {
   if (op.duration_ps >= 0) return static_cast<double>(op.duration_ps);
   if (op.engine == Engine::collective) return all_reduce_exact_ps(hw.collective, op.bytes);
+  double clock = clock_ghz(hw, op.engine);
+  if (op.cycles >= 0) return op.cycles * 1000.0 / clock;
   // A GpSimd-DMA exchange (core.dma.exchange_engine = gpsimd_dma): its fixed cost, the link latency and the bytes
   // over the link, in nanoseconds rather than cycles.
   if (op.kind == OpKind::sendrecv)
     return (hw.dma.gpsimd_dma_ns + hw.link.latency_ns + static_cast<double>(op.bytes) / hw.link.bytes_per_ns) * 1000.0;
-  double clock = clock_ghz(hw, op.engine);
-  if (op.cycles >= 0) return op.cycles * 1000.0 / clock;
   double cycles = 0;
   if (op.engine == Engine::tensor) {
     cycles = op.kind == OpKind::matmul ? matmul_cycles(hw.tensor, op.m, op.n, op.dtype, op.new_stationary)

@@ -99,6 +99,9 @@ TEST(CostModel, SendrecvOnGpSimdsDmaIsItsFixedCostTheLinkLatencyAndTheBytesOverT
   hw.dma.gpsimd_dma_ns = 200;
   hw.link.latency_ns = 1000;
   EXPECT_EQ(op_duration(x, hw, false), 1207680);  // 200 + 1000 + 7.68
+  // An explicit cycle count (a schedule's `cycles:`) replaces the formula here as for every op: 600 / 1.2 GHz.
+  x.cycles = 600;
+  EXPECT_EQ(op_duration(x, hw, false), 500000);
 }
 
 }  // namespace
