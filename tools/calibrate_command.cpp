@@ -83,15 +83,16 @@ void print_facts(std::ostream& out, const ReferenceData& ref, const std::vector<
   }
 }
 
-void print_parameters(std::ostream& out, const FitResult& fit) {
-  const auto& params = calibration_parameters();
-  char line[320];
-  std::snprintf(line, sizeof line, "\n%-34s %10s %10s %10s %-15s %s\n", "parameter", "value", "low", "high", "bound",
+void print_parameters(std::ostream& out, const std::vector<CalibrationParameter>& params, const FitResult& fit) {
+  char line[512];
+  int width = 34;  // wider for a long --free key
+  for (const CalibrationParameter& p : params) width = std::max(width, static_cast<int>(p.name.size()));
+  std::snprintf(line, sizeof line, "\n%-*s %10s %10s %10s %-15s %s\n", width, "parameter", "value", "low", "high", "bound",
                 "sensitivity (tolerances per 10% of span: target)");
   out << line;
   for (std::size_t i = 0; i < params.size(); ++i) {
     std::string flag = bound_flag(params[i], fit.values[i]);
-    std::snprintf(line, sizeof line, "%-34s %10.4g %10.4g %10.4g %-15s %.2f: %s\n", params[i].name.c_str(),
+    std::snprintf(line, sizeof line, "%-*s %10.4g %10.4g %10.4g %-15s %.2f: %s\n", width, params[i].name.c_str(),
                   fit.values[i], params[i].low, params[i].high, flag.empty() ? "inside" : flag.c_str(),
                   fit.sensitivity[i].tolerances, fit.sensitivity[i].target.c_str());
     out << line;
@@ -118,8 +119,7 @@ void print_leave_one_out(std::ostream& out, const std::vector<LeftOut>& rows) {
   out << evidence << " of " << rows.size() << " targets predicted within tolerance when left out (moved: in tolerances)\n";
 }
 
-nlohmann::json fit_json(const ReferenceData& ref, const FitResult& fit) {
-  const auto& params = calibration_parameters();
+nlohmann::json fit_json(const ReferenceData& ref, const std::vector<CalibrationParameter>& params, const FitResult& fit) {
   nlohmann::json doc;
   doc["reference"] = ref.file;
   doc["evaluations"] = fit.evaluations;
@@ -211,6 +211,10 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
   calibrate->add_option("--set", cal->fit.sets,
                         "fix a hardware key of the base for the whole fit (key.path=value, repeatable; a structural "
                         "what-if such as core.dma.exchange_engine=gpsimd_dma); written into the overlay");
+  calibrate->add_option("--free", cal->fit.frees,
+                        "also fit a hardware key the declared parameters leave fixed, between two bounds "
+                        "(key.path=LOW:HIGH, repeatable; e.g. core.engines.gpsimd.swdge_descriptor_cycles=1:64); "
+                        "reported and written like the declared parameters");
   calibrate->callback([calibrate, cal, registry, output_given, &invocation] {
     if (cal->fit.max_evaluations < 1) throw InputError("--max-evaluations must be at least 1");
     ReferenceData ref = load_reference(resolve_config_path(cal->reference), *registry);
@@ -222,6 +226,7 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     const std::string base_path = hw_option("--hw", cal->fit.base_hw);
     const std::string base = overlay_base_reference(base_path, output);
     check_fixed_sets(cal->fit);
+    const std::vector<CalibrationParameter> params = fit_parameters(cal->fit);  // a bad --free: exit 2 before the fit
     ResolvedConfigs configs;
     configs.hardware.push_back(resolved_hardware(cal->fit.base_hw, cal->fit.sets));
     configs.files.push_back({"reference", cal->reference, resolve_config_path(cal->reference)});
@@ -233,8 +238,8 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     replace_output_file(output, calibrated_overlay(ref, cal->fit, fit, base), "the calibrated overlay");
     std::cout << "wrote " << output << " (" << fit.evaluations << " evaluations)\n";
     print_table(std::cout, fit.predictions);
-    print_parameters(std::cout, fit);
-    nlohmann::json doc = fit_json(ref, fit);
+    print_parameters(std::cout, params, fit);
+    nlohmann::json doc = fit_json(ref, params, fit);
     if (cal->leave_one_out) {
       std::vector<LeftOut> rows = leave_one_out(ref, cal->fit, *registry, fit, progress);
       print_leave_one_out(std::cout, rows);

@@ -88,11 +88,85 @@ double base_value(const YamlNode& root, const std::string& key, const std::strin
   return value;
 }
 
+// Where the search starts: the base's value (a freed key the base leaves out, or one outside the --free bounds,
+// starts inside them: the middle of the span, or the nearer bound).
+double start_value(const YamlNode& root, const CalibrationParameter& p, bool declared, const std::string& file) {
+  if (declared) return base_value(root, p.keys.front(), file);
+  YamlNode node = root;
+  std::stringstream ss(p.keys.front());
+  for (std::string part; std::getline(ss, part, '.');) {
+    if (!node.is_map() || !node[part]) return p.log_scale ? std::sqrt(p.low * p.high) : (p.low + p.high) / 2;
+    node = node[part];
+  }
+  return std::min(std::max(base_value(root, p.keys.front(), file), p.low), p.high);
+}
+
+double bound_number(const std::string& text, const std::string& free, const char* which) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v))
+    throw InputError("--free " + free + ": the " + which + " bound '" + text + "' is not a number (key.path=LOW:HIGH)");
+  return v;
+}
+
 }  // namespace
 
-std::vector<std::string> parameter_sets(const std::vector<double>& values) {
+std::vector<CalibrationParameter> fit_parameters(const FitOptions& options) {
+  std::vector<CalibrationParameter> params = calibration_parameters();
+  const std::string base_path = options.frees.empty() ? std::string() : resolve_hw(options.base_hw);
+  for (const std::string& free : options.frees) {
+    const std::size_t eq = free.find('='), colon = free.find(':', eq == std::string::npos ? 0 : eq);
+    if (eq == std::string::npos || eq == 0 || colon == std::string::npos)
+      throw InputError("--free " + free + ": expected key.path=LOW:HIGH (e.g. core.engines.gpsimd.swdge_descriptor_cycles=1:64)");
+    CalibrationParameter p;
+    p.name = free.substr(0, eq);
+    p.keys = {p.name};
+    p.low = bound_number(free.substr(eq + 1, colon - eq - 1), free, "lower");
+    p.high = bound_number(free.substr(colon + 1), free, "upper");
+    if (!(p.low < p.high)) throw InputError("--free " + free + ": the lower bound must be below the upper bound");
+    for (std::size_t k = 0; k < params.size(); ++k)
+      if (std::find(params[k].keys.begin(), params[k].keys.end(), p.name) != params[k].keys.end())
+        throw InputError("--free " + free + ": " + p.name + " is " +
+                         (k >= calibration_parameters().size()
+                              ? std::string("freed twice")
+                              : "a declared parameter (" + params[k].name + ", between " + number(params[k].low) + " and " +
+                                    number(params[k].high) + "); its bounds are argued in sim/studies/calibration_fit.cpp"));
+    for (const std::string& set : options.sets)
+      if (set.substr(0, set.find('=')) == p.name)
+        throw InputError("--free " + free + ": " + p.name + " is also fixed by --set " + set + "; fix it or fit it, not both");
+    // Both bounds must be values the base takes (a bad key, a non-number key or a bound out of the key's range:
+    // the hardware config's own error, exit 2).
+    for (double bound : {p.low, p.high}) {
+      std::vector<std::string> sets = options.sets;
+      sets.push_back(p.name + "=" + number(bound));
+      try {
+        load_hardware(base_path, sets, shipped_hw_path);
+      } catch (const InputError& e) {
+        // load_hardware names the override it was given ("--set key=value: ..."); the user wrote a --free.
+        std::string why = e.what();
+        if (why.rfind("--set ", 0) == 0 && why.find(": ") != std::string::npos) why = why.substr(why.find(": ") + 2);
+        throw InputError("--free " + free + ": " + why);
+      }
+    }
+    // A count (a key that refuses a fraction between integral bounds) is searched over integers.
+    if (std::floor(p.low) == p.low && std::floor(p.high) == p.high && p.high - p.low >= 1) {
+      std::vector<std::string> sets = options.sets;
+      sets.push_back(p.name + "=" + number(p.low + 0.5));
+      try {
+        load_hardware(base_path, sets, shipped_hw_path);
+      } catch (const InputError&) {
+        p.integer = true;
+      }
+    }
+    p.log_scale = p.low > 0 && p.high / p.low > 4;
+    p.reason = "stasim calibrate --free " + free;
+    params.push_back(std::move(p));
+  }
+  return params;
+}
+
+std::vector<std::string> parameter_sets(const std::vector<CalibrationParameter>& params, const std::vector<double>& values) {
   std::vector<std::string> sets;
-  const auto& params = calibration_parameters();
   for (std::size_t i = 0; i < params.size(); ++i)
     for (const std::string& key : params[i].keys) sets.push_back(key + "=" + number(values[i]));
   return sets;
@@ -110,9 +184,10 @@ double objective_of(const std::vector<Prediction>& predictions, const std::vecto
   return sum;
 }
 
-std::vector<std::string> evaluation_sets(const FitOptions& options, const std::vector<double>& values) {
+std::vector<std::string> evaluation_sets(const FitOptions& options, const std::vector<CalibrationParameter>& params,
+                                         const std::vector<double>& values) {
   std::vector<std::string> sets = options.sets;
-  for (std::string& s : parameter_sets(values)) sets.push_back(std::move(s));
+  for (std::string& s : parameter_sets(params, values)) sets.push_back(std::move(s));
   return sets;
 }
 
@@ -129,15 +204,15 @@ void check_fixed_sets(const FitOptions& options) {
 
 FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
                           std::ostream* progress) {
-  const auto& params = calibration_parameters();
-  const std::string base_path = resolve_hw(options.base_hw);
   check_fixed_sets(options);  // the base (and its fixed overrides) must be valid before any search
+  const std::vector<CalibrationParameter> params = fit_parameters(options);
+  const std::string base_path = resolve_hw(options.base_hw);
   YamlNode base_root = load_hardware_document(base_path, shipped_hw_path);
   FitResult fit;
   fit.runs = ref.runs();
   std::vector<double> u(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
-    double v = base_value(base_root, params[i].keys.front(), base_path);
+    double v = start_value(base_root, params[i], i < calibration_parameters().size(), base_path);
     fit.start.push_back(v);
     u[i] = to_unit(params[i], v);
   }
@@ -152,7 +227,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
   auto setup_for = [&](const std::vector<double>& values) {
     PredictionSetup setup;
     setup.hw = base_path;
-    setup.sets = evaluation_sets(options, values);
+    setup.sets = evaluation_sets(options, params, values);
     setup.down = options.down;
     return setup;
   };
@@ -277,7 +352,7 @@ std::string bound_flag(const CalibrationParameter& p, double value) {
 
 void measure_sensitivity(const ReferenceData& ref, const FitOptions& options, const DataflowRegistry& registry,
                          FitResult& fit) {
-  const auto& params = calibration_parameters();
+  const std::vector<CalibrationParameter> params = fit_parameters(options);
   const std::string base_path = resolve_hw(options.base_hw);
   fit.sensitivity.assign(params.size(), {});
   for (std::size_t i = 0; i < params.size(); ++i) {
@@ -287,7 +362,7 @@ void measure_sensitivity(const ReferenceData& ref, const FitOptions& options, co
       if (values[i] == fit.values[i]) continue;
       PredictionSetup setup;
       setup.hw = base_path;
-      setup.sets = evaluation_sets(options, values);
+      setup.sets = evaluation_sets(options, params, values);
       setup.down = options.down;
       setup.workers = options.workers;
       std::vector<Prediction> moved = predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry));
@@ -329,7 +404,7 @@ std::vector<LeftOut> leave_one_out(const ReferenceData& ref, const FitOptions& o
 
 std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& options, const FitResult& fit,
                                const std::string& base) {
-  const auto& params = calibration_parameters();
+  const std::vector<CalibrationParameter> params = fit_parameters(options);
   std::ostringstream out;
   char line[512];
   out << "# Written by `stasim calibrate`; do not edit by hand (rerun it). An overlay of " << base
@@ -344,6 +419,11 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
     for (const std::string& set : options.sets) out << "#   " << set << "\n";
     out << "#\n";
   }
+  if (!options.frees.empty()) {
+    out << "# Fitted with extra parameters (stasim calibrate --free), in the table below after the declared ones:\n";
+    for (const std::string& free : options.frees) out << "#   " << free << "\n";
+    out << "#\n";
+  }
   std::snprintf(line, sizeof line, "# %-48s %10s %10s %9s %9s %s\n", "target", "published", "predicted", "error",
                 "tolerance", "result");
   out << line;
@@ -356,7 +436,9 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
   }
   out << "#\n";
   // Sensitivity: the target that moves most (in tolerances) when the parameter moves by 10 % of its span.
-  std::snprintf(line, sizeof line, "# %-34s %10s %10s %10s %10s %-16s %s\n", "parameter", "value", "start", "low", "high",
+  int width = 34;  // wider for a long --free key
+  for (const CalibrationParameter& p : params) width = std::max(width, static_cast<int>(p.name.size()));
+  std::snprintf(line, sizeof line, "# %-*s %10s %10s %10s %10s %-16s %s\n", width, "parameter", "value", "start", "low", "high",
                 "", "sensitivity (tolerances per 10% of span: target)");
   out << line;
   for (std::size_t i = 0; i < params.size(); ++i) {
@@ -367,7 +449,7 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
       std::snprintf(text, sizeof text, "%.2f: %s", fit.sensitivity[i].tolerances, fit.sensitivity[i].target.c_str());
       sens = text;
     }
-    std::snprintf(line, sizeof line, "# %-34s %10.4g %10.4g %10.4g %10.4g %-16s %s\n", p.name.c_str(), fit.values[i],
+    std::snprintf(line, sizeof line, "# %-*s %10.4g %10.4g %10.4g %10.4g %-16s %s\n", width, p.name.c_str(), fit.values[i],
                   fit.start[i], p.low, p.high, bound_flag(p, fit.values[i]).c_str(), sens.c_str());
     out << line;
   }
@@ -376,7 +458,7 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
   YAML::Node doc(YAML::NodeType::Map);
   // Its own name, so run output says which config produced it.
   doc["name"] = std::filesystem::path(base).stem().string() + "-calibrated";
-  const std::vector<std::string> sets = evaluation_sets(options, fit.values);
+  const std::vector<std::string> sets = evaluation_sets(options, params, fit.values);
   for (const std::string& set : sets) {
     const std::string key = set.substr(0, set.find('='));
     const std::string value = set.substr(set.find('=') + 1);

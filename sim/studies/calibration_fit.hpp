@@ -34,7 +34,15 @@ struct FitOptions {
   // applied in every evaluation and written into the overlay, so the overlay alone reproduces the fit. A fitted
   // parameter's key is refused (check_fixed_sets).
   std::vector<std::string> sets;
+  // Extra "key.path=LOW:HIGH" parameters fitted with the declared ones (a cost the declared list keeps fixed that
+  // a user wants to fit to their own measurements, e.g. core.engines.gpsimd.swdge_descriptor_cycles=1:64): searched
+  // between the bounds (in log space when they span more than 4x), reported and written like the others.
+  std::vector<std::string> frees;
 };
+
+// The parameters of a fit: the declared ones, then options.frees in order (InputError when a --free is malformed,
+// names a declared parameter's key, a fixed --set key, a key twice, or a key the base hardware does not take).
+std::vector<CalibrationParameter> fit_parameters(const FitOptions& options);
 
 // InputError when a --set names a fitted parameter or does not apply to the base hardware.
 void check_fixed_sets(const FitOptions& options);
@@ -50,7 +58,7 @@ struct FitResult {
   bool converged = false;
   int evaluations = 0;
   double objective = 0;
-  std::vector<double> values;              // per calibration_parameters()
+  std::vector<double> values;              // per fit_parameters(options)
   std::vector<double> start;
   std::vector<Prediction> predictions;     // at the rounded values that are written
   std::vector<RunFigures> figures;
@@ -87,10 +95,11 @@ std::vector<LeftOut> leave_one_out(const ReferenceData& ref, const FitOptions& o
 std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& options, const FitResult& fit,
                                const std::string& base);
 
-// "key.path=value" overrides for the given parameter values.
-std::vector<std::string> parameter_sets(const std::vector<double>& values);
+// "key.path=value" overrides for the given parameter values (one per key of each of `params`).
+std::vector<std::string> parameter_sets(const std::vector<CalibrationParameter>& params, const std::vector<double>& values);
 // The overrides of one evaluation: the fixed sets, then the parameters'.
-std::vector<std::string> evaluation_sets(const FitOptions& options, const std::vector<double>& values);
+std::vector<std::string> evaluation_sets(const FitOptions& options, const std::vector<CalibrationParameter>& params,
+                                         const std::vector<double>& values);
 
 // Sum over the targets not `excluded` of log(1 + (error / tolerance)^2).
 double objective_of(const std::vector<Prediction>& predictions, const std::vector<std::string>& excluded = {});

@@ -284,6 +284,70 @@ TEST(CalibrateCli, FixedOverridesHoldForTheWholeFitAndGoIntoTheOverlay) {
   EXPECT_GT(std::fabs(check["targets"][1]["predicted"].get<double>() - fit["targets"][1]["predicted"].get<double>()), 1e-3);
 }
 
+// calibrate --free fits a key the declared parameters leave fixed, between the given bounds, and reports and writes
+// it like them. The what-if: no hardware DGE (every routed load's descriptors made by GpSimd, so the software-DGE
+// descriptor cost matters to both TPOTs), that cost fitted between 1 and 64 cycles. The same two-target reference
+// as above (a fit of about 3 s).
+TEST(CalibrateCli, AFreedKeyIsFittedReportedAndWrittenLikeTheDeclaredParameters) {
+  std::ifstream in(source("configs/reference/published.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t cut = text.find("  # Ablation on the full model");
+  ASSERT_NE(cut, std::string::npos);
+  const fs::path ref = scratch() / "tpot_only_free.yaml";
+  std::ofstream(ref) << text.substr(0, cut);
+  const fs::path overlay = scratch() / "swdge_fit.yaml", fit_json = scratch() / "free_fit.json",
+                 check_json = scratch() / "free_check.json";
+  const std::string key = "core.engines.gpsimd.swdge_descriptor_cycles";
+  const std::string what_if = " --set core.dma.hwdge_instances=0 --free " + key + "=1:64";
+  // Bad input before any simulation, nothing written.
+  Outcome o = run_stasim("calibrate -q --reference " + ref.string() + " --free " + key + "=64:1 --out " + overlay.string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("--free " + key + "=64:1: the lower bound must be below the upper bound"));
+  o = run_stasim("calibrate -q --reference " + ref.string() + " --free core.link.latency_ns=100:900 --out " + overlay.string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("core.link.latency_ns is a declared parameter"));
+  EXPECT_FALSE(fs::exists(overlay));
+
+  o = run_stasim("calibrate --reference " + ref.string() + what_if + " --out " + overlay.string() + " --json " +
+                 fit_json.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("\n" + key + " "));  // the parameter table on stdout lists it
+  nlohmann::json fit, check;
+  std::ifstream(fit_json) >> fit;
+  const std::size_t declared = 6;  // sim/studies/calibration_fit.cpp
+  ASSERT_EQ(fit["parameters"].size(), declared + 1);
+  const nlohmann::json& freed = fit["parameters"][declared];
+  EXPECT_EQ(freed["name"], key);
+  EXPECT_EQ(freed["low"].get<double>(), 1);
+  EXPECT_EQ(freed["high"].get<double>(), 64);
+  const double value = freed["value"].get<double>();
+  EXPECT_GE(value, 1);
+  EXPECT_LE(value, 64);
+  std::ifstream overlay_in(overlay);
+  std::string written((std::istreambuf_iterator<char>(overlay_in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(written, HasSubstr("# Fit report: 7 parameters, 2 targets"));
+  EXPECT_THAT(written, HasSubstr("# Fitted with extra parameters (stasim calibrate --free)"));
+  EXPECT_THAT(written, HasSubstr("#   " + key + "=1:64"));
+  EXPECT_THAT(written, HasSubstr("    gpsimd:\n"));
+  EXPECT_THAT(written, HasSubstr("      swdge_descriptor_cycles: "));
+  // The overlay alone reproduces the fit's predictions.
+  o = run_stasim("validate -q --report-only --reference " + ref.string() + " --hw " + overlay.string() + " --json " +
+                 check_json.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::ifstream(check_json) >> check;
+  ASSERT_EQ(check["targets"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_NEAR(check["targets"][i]["predicted"].get<double>(), fit["targets"][i]["predicted"].get<double>(), 1e-6);
+  // And the freed key is the one in it: another descriptor cost (twice the fitted one, or half when that is past the
+  // bound) predicts another dense TPOT (every dense weight load's descriptors are GpSimd work in this what-if).
+  const double other = value * 2 <= 64 ? value * 2 : value / 2;
+  o = run_stasim("validate -q --report-only --reference " + ref.string() + " --hw " + overlay.string() + " --set " + key +
+                 "=" + std::to_string(other) + " --json " + check_json.string());
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::ifstream(check_json) >> check;
+  EXPECT_GT(std::fabs(check["targets"][0]["predicted"].get<double>() - fit["targets"][0]["predicted"].get<double>()), 1e-3);
+}
+
 TEST(CalibrateCli, AnOutputInAMissingFolderIsBadInput) {
   Outcome o = run_stasim("calibrate --quiet --out /nonexistent_folder/fit.yaml");
   EXPECT_EQ(o.code, 2) << o.text;

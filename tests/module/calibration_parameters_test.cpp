@@ -1,0 +1,73 @@
+// The parameters of a calibration fit (sim/studies/calibration_fit.hpp, fit_parameters): the declared ones, then
+// each `stasim calibrate --free key=LOW:HIGH` in order, with its search space read from its bounds and the key.
+#include <gmock/gmock.h>
+
+#include <string>
+
+#include "sim/core/input_error.hpp"
+#include "sim/studies/calibration_fit.hpp"
+
+namespace stasim::test {
+namespace {
+
+using testing::HasSubstr;
+
+FitOptions on_trn3(std::vector<std::string> frees) {
+  FitOptions o;
+  o.base_hw = std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml";
+  o.frees = std::move(frees);
+  return o;
+}
+
+std::string error_of(const FitOptions& o) {
+  try {
+    fit_parameters(o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CalibrationParameters, FreedKeysFollowTheDeclaredOnesWithTheirBoundsAndSearchSpace) {
+  const std::size_t declared = calibration_parameters().size();
+  EXPECT_EQ(fit_parameters(on_trn3({})).size(), declared);
+  std::vector<CalibrationParameter> p =
+      fit_parameters(on_trn3({"core.engines.gpsimd.swdge_descriptor_cycles=1:64", "core.dma.exchange_queues=1:3",
+                              "core.engines.gpsimd.gather_word_cycles=0.5:1.5"}));
+  ASSERT_EQ(p.size(), declared + 3);
+  // 64 / 1 spans more than 4x: searched in log space; a cycle count takes fractions (the key accepts 1.5), so
+  // it is not rounded to an integer.
+  EXPECT_EQ(p[declared].name, "core.engines.gpsimd.swdge_descriptor_cycles");
+  EXPECT_EQ(p[declared].keys, std::vector<std::string>{"core.engines.gpsimd.swdge_descriptor_cycles"});
+  EXPECT_EQ(p[declared].low, 1);
+  EXPECT_EQ(p[declared].high, 64);
+  EXPECT_TRUE(p[declared].log_scale);
+  EXPECT_FALSE(p[declared].integer);
+  // A queue count refuses 1.5: searched over integers; 3 / 1 is within 4x: linear.
+  EXPECT_TRUE(p[declared + 1].integer);
+  EXPECT_FALSE(p[declared + 1].log_scale);
+  // Fractional bounds: neither.
+  EXPECT_FALSE(p[declared + 2].integer);
+  EXPECT_FALSE(p[declared + 2].log_scale);
+  EXPECT_THAT(p[declared + 2].reason, HasSubstr("--free core.engines.gpsimd.gather_word_cycles=0.5:1.5"));
+}
+
+TEST(CalibrationParameters, ABadFreeIsRefusedWithItsReason) {
+  EXPECT_THAT(error_of(on_trn3({"core.engines.gpsimd.swdge_descriptor_cycles"})), HasSubstr("expected key.path=LOW:HIGH"));
+  EXPECT_THAT(error_of(on_trn3({"core.engines.gpsimd.swdge_descriptor_cycles=1:"})), HasSubstr("the upper bound '' is not a number"));
+  EXPECT_THAT(error_of(on_trn3({"core.engines.gpsimd.swdge_descriptor_cycles=8:2"})),
+              HasSubstr("the lower bound must be below the upper bound"));
+  EXPECT_THAT(error_of(on_trn3({"core.link.latency_ns=100:500"})),
+              HasSubstr("core.link.latency_ns is a declared parameter (link.latency_ns, between 100 and 2000)"));
+  EXPECT_THAT(error_of(on_trn3({"core.dma.exchange_queues=1:2", "core.dma.exchange_queues=0:2"})), HasSubstr("freed twice"));
+  EXPECT_THAT(error_of(on_trn3({"core.dma.exchange_queu=1:2"})), HasSubstr("no key 'core.dma.exchange_queu'"));
+  // A bound the key does not take is the hardware config's own error.
+  EXPECT_THAT(error_of(on_trn3({"core.engines.gpsimd.swdge_descriptor_cycles=-1:4"})),
+              HasSubstr("core.engines.gpsimd.swdge_descriptor_cycles: must be positive"));
+  FitOptions fixed = on_trn3({"core.dma.exchange_queues=1:2"});
+  fixed.sets = {"core.dma.exchange_queues=2"};
+  EXPECT_THAT(error_of(fixed), HasSubstr("also fixed by --set core.dma.exchange_queues=2; fix it or fit it, not both"));
+}
+
+}  // namespace
+}  // namespace stasim::test
