@@ -252,6 +252,17 @@ void CardanCore::project(std::uint32_t e) {
 void CardanCore::send_partials(std::uint32_t e) {
   if (!partial_ || e >= groups_.size()) return;
   const std::uint32_t T = groups_[e].tokens;
+  if (opt_.fused_gate_up_exchange && projections_.size() == 2) {
+    // Both partials in one sendrecv: [T_e, 2 x I] FP32 rows, T_e partitions of 2 x I x 4 bytes.
+    Deps d = outs_[e][0].ready;
+    d.insert(d.end(), outs_[e][1].ready.begin(), outs_[e][1].ready.end());
+    for (std::uint32_t o = 0; o < ctx_.lnc; ++o)
+      if (o != core_)
+        sent_rows_[e][o] = sent_rows_[e][ctx_.lnc + o] =
+            ctx_.exchange(core_, std::uint64_t(i_cols_) * T * 4 * 2, T, o, d, "gate_up",
+                          label(core_, "e" + std::to_string(e) + ".gate_up.to_core" + std::to_string(o)));
+    return;
+  }
   for (std::size_t p = 0; p < projections_.size(); ++p)
     for (std::uint32_t o = 0; o < ctx_.lnc; ++o)
       if (o != core_)

@@ -62,6 +62,10 @@ struct DataflowOptions {
   // in one run of 2 x I elements) instead of nki-library's two views (runs of I each, twice the descriptors): the
   // hand optimisation of a public Trainium 3 megakernel (docs/hardware-model.md DMA, MEGA).
   bool fused_gate_up_loads = false;
+  // With H split over the cores, an expert's partial gate and up rows cross to the other cores in one sendrecv of
+  // both (nki-library's gate/up projection does so when it tiles columns, use_fused_gate_up_sendrecv) instead of
+  // one per projection (its selective-expert path, column tiling off): half the exchanges, twice the bytes each.
+  bool fused_gate_up_exchange = false;
 };
 
 }  // namespace stasim

@@ -51,7 +51,8 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
                std::optional<std::int64_t> lnc, std::optional<std::int64_t> context, std::int64_t layers,
                const std::string& down, bool reuse, bool batch_gathers, bool joint_psum, bool overlap,
                bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
-               std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads) {
+               std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
+               bool fused_gate_up_exchange) {
   RunRequest req;
   req.model = model;
   req.dataflow = dataflow;
@@ -73,6 +74,7 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
   req.all_experts = all_experts;
   req.routed_swdge = routed_swdge;
   req.fused_gate_up_loads = fused_gate_up_loads;
+  req.fused_gate_up_exchange = fused_gate_up_exchange;
   req.sets = sets;
   req.routes = routes;
   req.routing_seed = routing_seed;
@@ -90,7 +92,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
                  std::optional<std::int64_t> tp, std::optional<std::int64_t> lnc, std::optional<std::int64_t> context,
                  const std::string& routes, std::uint64_t routing_seed, bool reuse, bool batch_gathers,
                  bool joint_psum, bool overlap, bool fuse_projections, bool all_experts, bool routed_swdge,
-                 bool fused_gate_up_loads) {
+                 bool fused_gate_up_loads, bool fused_gate_up_exchange) {
   SweepSpec spec;
   // What every point starts from, as the CLI's run options on `stasim sweep` (its own model, dataflow, d, r, K,
   // batch, layers and down schedule come from the grid).
@@ -108,6 +110,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   spec.base.all_experts = all_experts;
   spec.base.routed_swdge = routed_swdge;
   spec.base.fused_gate_up_loads = fused_gate_up_loads;
+  spec.base.fused_gate_up_exchange = fused_gate_up_exchange;
   spec.models = models;
   spec.dataflows = dataflows;
   spec.hw = hw;
@@ -151,7 +154,8 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("batch_gathers") = true, py::arg("joint_psum") = true, py::arg("overlap") = true,
         py::arg("fuse_projections") = false, py::arg("sets") = std::vector<std::string>{},
         py::arg("routes") = "", py::arg("routing_seed") = 0, py::arg("all_experts") = false,
-        py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false);
+        py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
+        py::arg("fused_gate_up_exchange") = false);
   m.def("sweep", &sweep,
         "Run a grid of decode simulations; returns one dict per point with the columns of `stasim sweep`'s CSV "
         "(vary maps a config key to its values, as --vary key=v1,v2).",
@@ -165,5 +169,6 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("context") = py::none(), py::arg("routes") = "", py::arg("routing_seed") = 0,
         py::arg("reuse") = true, py::arg("batch_gathers") = true, py::arg("joint_psum") = true,
         py::arg("overlap") = true, py::arg("fuse_projections") = false, py::arg("all_experts") = false,
-        py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false);
+        py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
+        py::arg("fused_gate_up_exchange") = false);
 }

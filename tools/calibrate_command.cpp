@@ -34,6 +34,7 @@ struct ValidateOptions {
   std::string hw = "trn3-calibrated";
   std::string down = "weight-sbuf";
   std::vector<std::string> sets;
+  std::vector<std::string> options;
   std::string json, dump_config;
   bool quiet = false;
   bool report_only = false;
@@ -215,6 +216,10 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
                         "also fit a hardware key the declared parameters leave fixed, between two bounds "
                         "(key.path=LOW:HIGH, repeatable; e.g. core.engines.gpsimd.swdge_descriptor_cycles=1:64); "
                         "reported and written like the declared parameters");
+  calibrate->add_option("--option", cal->fit.options,
+                        "a run option of every reference run (NAME=VALUE, repeatable; the names of sweep's option.* "
+                        "axes, e.g. fused_gate_up_exchange=1): a kernel variant the fit assumes; listed in the "
+                        "overlay's header, to be given to validate too");
   calibrate->callback([calibrate, cal, registry, output_given, &invocation] {
     if (cal->fit.max_evaluations < 1) throw InputError("--max-evaluations must be at least 1");
     ReferenceData ref = load_reference(resolve_config_path(cal->reference), *registry);
@@ -226,6 +231,7 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     const std::string base_path = hw_option("--hw", cal->fit.base_hw);
     const std::string base = overlay_base_reference(base_path, output);
     check_fixed_sets(cal->fit);
+    cal->fit.options = reference_run_options(cal->fit.options);
     const std::vector<CalibrationParameter> params = fit_parameters(cal->fit);  // a bad --free: exit 2 before the fit
     ResolvedConfigs configs;
     configs.hardware.push_back(resolved_hardware(cal->fit.base_hw, cal->fit.sets));
@@ -256,6 +262,8 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
   validate->add_option("--down-schedule", val->down, "down schedule of every run (auto simulates all four)")
       ->capture_default_str();
   validate->add_option("--set", val->sets, "override a hardware key (key.path=value)");
+  validate->add_option("--option", val->options,
+                       "a run option of every reference run (NAME=VALUE, repeatable; e.g. fused_gate_up_exchange=1)");
   validate->add_option("--json", val->json, "write the table as JSON to FILE ('-' for stdout)");
   validate->add_flag("-q,--quiet", val->quiet, "print nothing but errors (no table); the exit code still says the verdict");
   validate->add_flag("--report-only", val->report_only,
@@ -275,6 +283,7 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     setup.hw = val->hw;
     setup.sets = val->sets;
     setup.down = val->down;
+    setup.options = reference_run_options(val->options);
     load_hardware_config(val->hw, val->sets);  // bad hardware fails before any simulation
     std::vector<ReferenceRun> runs = ref.runs();
     std::vector<RunFigures> figures = simulate_runs(ref, runs, setup, *registry);

@@ -34,6 +34,8 @@ void add_switch_options(CLI::App* sub, RunRequest& r) {
                 "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
   sub->add_flag("--fused-gate-up-loads", r.fused_gate_up_loads,
                 "dense experts' gate and up weights loaded as one view (runs of 2 x I per row) instead of two (runs of I)");
+  sub->add_flag("--fused-gate-up-exchange", r.fused_gate_up_exchange,
+                "with H split over the cores, an expert's partial gate and up rows cross in one sendrecv instead of two");
 }
 
 void add_set_option(CLI::App* sub, RunRequest& r) {

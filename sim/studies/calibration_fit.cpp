@@ -229,6 +229,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
     setup.hw = base_path;
     setup.sets = evaluation_sets(options, params, values);
     setup.down = options.down;
+    setup.options = options.options;
     return setup;
   };
   // Evaluates points in the worker pool: `options.workers` processes kept for the whole fit, each simulating a
@@ -243,6 +244,8 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
           std::vector<RunFigures> figures = simulate_runs(ref, fit.runs, setup, registry);
           double obj = objective_of(predict(ref, fit.runs, figures), options.excluded);
           return std::string("o") + std::string(reinterpret_cast<const char*>(&obj), sizeof obj);
+        } catch (const InputError& e) {  // a reference run the options make invalid: bad input, exit 2
+          return std::string("i") + e.what();
         } catch (const std::exception& e) {
           return std::string("e") + e.what();
         }
@@ -254,16 +257,19 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
       inputs.emplace_back(reinterpret_cast<const char*>(p.data()), p.size() * sizeof(double));
     std::vector<TaskOutcome> outcomes = pool.run(inputs);
     std::vector<double> objectives(points.size(), 0.0);
-    std::string problem;
+    std::string problem, bad_input;
     for (std::size_t k = 0; k < points.size(); ++k) {
       const TaskOutcome& o = outcomes[k];
       if (o.ok && o.output.size() == 1 + sizeof(double) && o.output[0] == 'o') {
         std::memcpy(&objectives[k], o.output.data() + 1, sizeof(double));
+      } else if (o.ok && !o.output.empty() && o.output[0] == 'i') {
+        if (bad_input.empty()) bad_input = o.output.substr(1);
       } else if (problem.empty()) {
         problem = !o.ok ? "the calibration worker " + o.failure : o.output.substr(1);
       }
     }
     fit.evaluations += static_cast<int>(points.size());
+    if (!bad_input.empty()) throw InputError(bad_input);
     if (!problem.empty()) throw SimulationError("calibration: " + problem);
     return objectives;
   };
@@ -364,6 +370,7 @@ void measure_sensitivity(const ReferenceData& ref, const FitOptions& options, co
       setup.hw = base_path;
       setup.sets = evaluation_sets(options, params, values);
       setup.down = options.down;
+      setup.options = options.options;
       setup.workers = options.workers;
       std::vector<Prediction> moved = predict(ref, fit.runs, simulate_runs(ref, fit.runs, setup, registry));
       for (std::size_t t = 0; t < moved.size(); ++t) {
@@ -418,6 +425,12 @@ std::string calibrated_overlay(const ReferenceData& ref, const FitOptions& optio
     out << "# Fitted with fixed overrides of the base (stasim calibrate --set), written below with the parameters:\n";
     for (const std::string& set : options.sets) out << "#   " << set << "\n";
     out << "#\n";
+  }
+  if (!options.options.empty()) {
+    out << "# Fitted with run options on every reference run (stasim calibrate --option); not in this file, so\n"
+        << "# validate it with the same: stasim validate --hw <this file>";
+    for (const std::string& o : options.options) out << " --option " << o;
+    out << "\n#\n";
   }
   if (!options.frees.empty()) {
     out << "# Fitted with extra parameters (stasim calibrate --free), in the table below after the declared ones:\n";

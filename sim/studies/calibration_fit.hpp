@@ -38,6 +38,9 @@ struct FitOptions {
   // a user wants to fit to their own measurements, e.g. core.engines.gpsimd.swdge_descriptor_cycles=1:64): searched
   // between the bounds (in log space when they span more than 4x), reported and written like the others.
   std::vector<std::string> frees;
+  // Run options of every reference run (PredictionSetup::options, canonical "NAME=VALUE"): a kernel variant the fit
+  // assumes. Not part of the overlay (a hardware file); its header lists them for `stasim validate --option`.
+  std::vector<std::string> options;
 };
 
 // The parameters of a fit: the declared ones, then options.frees in order (InputError when a --free is malformed,

@@ -123,6 +123,17 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.options.all_experts = req.all_experts;
   run.options.routed_swdge = req.routed_swdge;
   run.options.fused_gate_up_loads = req.fused_gate_up_loads;
+  run.options.fused_gate_up_exchange = req.fused_gate_up_exchange;
+  if (req.fused_gate_up_exchange) {
+    // Only where partial gate and up rows cross between cores: a gated model, two or more cores per rank, and an
+    // expert kernel that splits H (xla runs its experts op by op, through HBM, without exchanges).
+    const std::string why = !run.model.gated ? run.model.name + " has no gate projection (one partial per expert already)"
+                            : run.hw.lnc < 2  ? "one core per rank (lnc " + std::to_string(run.hw.lnc) + ") exchanges nothing"
+                            : run.model.experts <= 0 ? run.model.name + " has no routed experts"
+                            : req.dataflow == "xla" ? "the xla dataflow exchanges no partial sums (its experts run op by op through HBM)"
+                                                    : "";
+    if (!why.empty()) throw InputError("--fused-gate-up-exchange: nothing to fuse: " + why);
+  }
   if (req.all_experts && run.model.experts <= 0)
     throw InputError("--all-experts: " + run.model.name + " has no routed experts (dataflow " + req.dataflow +
                      " runs none), so there is no expert loop to run over all experts");

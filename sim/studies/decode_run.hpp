@@ -32,6 +32,7 @@ struct RunRequest {
   bool all_experts = false;           // every expert once over all tokens (nki-library all_expert_impl), never automatic
   bool routed_swdge = false;          // routed experts' loads: descriptors by GpSimd (software DGE), not hardware DGE
   bool fused_gate_up_loads = false;   // dense experts' gate/up loaded as one fused view (runs of 2 x I)
+  bool fused_gate_up_exchange = false;  // an expert's partial gate and up rows in one sendrecv (H split), not two
 };
 
 struct DecodeRun {

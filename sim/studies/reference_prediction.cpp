@@ -9,10 +9,40 @@
 #include "sim/kernel/profile_window.hpp"
 #include "sim/kernel/result_summary.hpp"
 #include "sim/studies/decode_run.hpp"
+#include "sim/studies/request_axes.hpp"
 #include "sim/studies/worker_pool.hpp"
 #include "workloads/model_spec.hpp"
 
 namespace stasim {
+
+std::vector<std::string> reference_run_options(const std::vector<std::string>& options) {
+  std::vector<std::string> out;
+  for (const std::string& o : options) {
+    const std::size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--option " + o + ": expected NAME=VALUE, e.g. fused_gate_up_exchange=1 (the names of sweep's option.* axes)");
+    const std::string name = o.substr(0, eq);
+    for (const char* fixed : {"reuse", "batch_gathers", "tp", "lnc"})
+      if (name == fixed)
+        throw InputError("--option " + o + ": the reference sets " + name +
+                         " itself (its ablation variants and deployment); an --option may change only what it leaves alone");
+    std::string value;
+    try {
+      value = canonical_option_value(kOptionAxisPrefix + name, o.substr(eq + 1));
+    } catch (const InputError& e) {
+      // The axis' message names "--vary option.NAME=VALUE" (or lists the axes); the user wrote --option.
+      std::string why = e.what();
+      const std::string vary = "--vary " + std::string(kOptionAxisPrefix) + o + ": ";
+      if (why.rfind(vary, 0) == 0) why = why.substr(vary.size());
+      throw InputError("--option " + o + ": " + why);
+    }
+    for (const std::string& seen : out)
+      if (seen.substr(0, seen.find('=')) == name) throw InputError("--option " + o + ": " + name + " is given twice");
+    out.push_back(name + "=" + value);
+  }
+  return out;
+}
+
 namespace {
 
 RunRequest request_for(const ReferenceData& ref, const ReferenceRun& run, const PredictionSetup& setup) {
@@ -33,6 +63,8 @@ RunRequest request_for(const ReferenceData& ref, const ReferenceRun& run, const 
   req.no_reuse = !run.reuse;
   req.no_batch_gathers = !run.batch_gathers;
   req.sets = setup.sets;
+  for (const std::string& o : setup.options)
+    apply_option(req, kOptionAxisPrefix + o.substr(0, o.find('=')), o.substr(o.find('=') + 1));
   return req;
 }
 

@@ -48,7 +48,15 @@ struct PredictionSetup {
   std::vector<std::string> sets;   // hardware overrides (key.path=value)
   std::string down = "weight-sbuf";
   int workers = 2;
+  // Run options of every reference run ("NAME=VALUE", the names of `stasim sweep --vary option.NAME`), checked by
+  // reference_run_options: a kernel variant such as fused_gate_up_exchange=1, never the reference's own variants
+  // or deployment.
+  std::vector<std::string> options;
 };
+
+// InputError unless each "NAME=VALUE" names a run option a reference run may take (not reuse, batch_gathers, tp
+// or lnc, which the reference fixes) with a valid value; returns them canonical ("fused_gate_up_exchange=1").
+std::vector<std::string> reference_run_options(const std::vector<std::string>& options);
 
 // Simulates `runs` (ReferenceData::runs order) with the reference's model and deployment.
 std::vector<RunFigures> simulate_runs(const ReferenceData& ref, const std::vector<ReferenceRun>& runs,

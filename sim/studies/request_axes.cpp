@@ -26,6 +26,7 @@ const std::vector<Axis>& axes() {
       {"routed_swdge", Kind::on_switch, "--routed-swdge"},
       {"fuse_projections", Kind::on_switch, "--fuse-projections"},
       {"fused_gate_up_loads", Kind::on_switch, "--fused-gate-up-loads"},
+      {"fused_gate_up_exchange", Kind::on_switch, "--fused-gate-up-exchange"},
       {"tp", Kind::count, "--tp"},
       {"lnc", Kind::count, "--lnc"},
       {"context", Kind::count, "--context"},
@@ -54,6 +55,7 @@ bool* switch_field(RunRequest& r, const std::string& name) {
   if (name == "all_experts") return &r.all_experts;
   if (name == "routed_swdge") return &r.routed_swdge;
   if (name == "fused_gate_up_loads") return &r.fused_gate_up_loads;
+  if (name == "fused_gate_up_exchange") return &r.fused_gate_up_exchange;
   return &r.fuse_projections;
 }
 

@@ -12,13 +12,16 @@ namespace {
 
 nlohmann::json request_setup(const RunRequest& r) {
   auto count = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-  return {{"set", r.sets},           {"tp", count(r.tp)},
+  nlohmann::json setup = {{"set", r.sets},           {"tp", count(r.tp)},
           {"lnc", count(r.lnc)},     {"context", count(r.context)},
           {"routing_seed", r.routing_seed},
           {"reuse", !r.no_reuse},    {"batch_gathers", !r.no_batch_gathers},
           {"joint_psum", !r.no_joint_psum}, {"overlap", !r.no_overlap},
           {"all_experts", r.all_experts},   {"routed_swdge", r.routed_swdge},
           {"fuse_projections", r.fuse_projections}, {"fused_gate_up_loads", r.fused_gate_up_loads}};
+  // Written only when on, so the fingerprints of sweeps from before the switch existed stay valid.
+  if (r.fused_gate_up_exchange) setup["fused_gate_up_exchange"] = true;
+  return setup;
 }
 
 }  // namespace

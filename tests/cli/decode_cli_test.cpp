@@ -89,6 +89,34 @@ TEST(DecodeCli, FusedGateUpLoadsMakeDenseFasterWithTheSameBytes) {
   EXPECT_EQ(fused["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
 }
 
+// --fused-gate-up-exchange: half the partial-sum exchanges of the hybrid (16 -> 8 per core and layer), the same
+// HBM bytes; where nothing crosses between cores, a clear error (exit 2).
+TEST(DecodeCli, AFusedGateUpExchangeHalvesTheExchangesOrSaysWhyItCannot) {
+  auto step = [](const std::string& extra) {
+    const std::string path = testing::TempDir() + "fusedx.json";
+    Output o = run("run --layers 2 --quiet --json " + path + extra);
+    EXPECT_EQ(o.code, 0) << o.text;
+    return nlohmann::json::parse(std::ifstream(path));
+  };
+  nlohmann::json apart = step(""), fused = step(" --fused-gate-up-exchange");
+  EXPECT_LT(fused["tpot_us"].get<double>(), apart["tpot_us"].get<double>());
+  EXPECT_EQ(fused["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
+  const struct {
+    const char* args;
+    const char* why;
+  } cases[] = {
+      {"--dataflow xla", "the xla dataflow exchanges no partial sums"},
+      {"--lnc 1 --tp 8", "one core per rank (lnc 1) exchanges nothing"},
+      {"--model nemotron-3-nano-30b-a3b", "has no gate projection"},
+  };
+  for (const auto& c : cases) {
+    Output o = run(std::string("run --layers 1 --fused-gate-up-exchange ") + c.args);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
+    EXPECT_THAT(o.text, HasSubstr("--fused-gate-up-exchange: nothing to fuse: ")) << c.args;
+    EXPECT_THAT(o.text, HasSubstr(c.why)) << c.args;
+  }
+}
+
 TEST(DecodeCli, CompareReportsSpeedupsAgainstTheFirstDataflow) {
   std::string path = testing::TempDir() + "compare.json";
   Output o = run("compare --layers 2 --dataflows dense,cardan --down-schedule weight-sbuf --json " + path);

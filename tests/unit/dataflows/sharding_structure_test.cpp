@@ -220,6 +220,35 @@ TEST(ShardingStructure, ExchangesOnGpSimdsDmaRunInGpSimdsStreamOneExpertBehindTh
   EXPECT_LT(find_named(on_dma.decode.graph, "L0.c0.e0.gate.to_core1"), find_named(on_dma.decode.graph, "L0.c0.e1.gate.gather"));
 }
 
+// --fused-gate-up-exchange: with H split, an expert's partial gate and up rows cross in one sendrecv of both
+// (nki-library's use_fused_gate_up_sendrecv) instead of one per projection, and both partial sums wait for it.
+TEST(ShardingStructure, AFusedGateUpExchangeSendsBothPartialsOfAnExpertAtOnce) {
+  DataflowOptions fused = one_layer();
+  fused.fused_gate_up_exchange = true;
+  for (const char* dataflow : {"cardan", "dense"}) {
+    SCOPED_TRACE(dataflow);
+    Built apart = build_at("qwen3-30b-a3b", dataflow, 1), together = build_at("qwen3-30b-a3b", dataflow, 1, fused);
+    const ScheduleGraph& a = apart.decode.graph;
+    const ScheduleGraph& g = together.decode.graph;
+    // Core 0, layer 0: 8 experts x (gate, up) = 16 sends apart, 8 fused; the router's exchange stays.
+    EXPECT_EQ(count_ops(a, ".to_core1", "L0.c0.e"), 16u);
+    EXPECT_EQ(count_ops(g, ".to_core1", "L0.c0.e"), 8u);
+    EXPECT_EQ(count_ops(g, ".gate_up.to_core1", "L0.c0.e"), 8u);
+    EXPECT_EQ(count_ops(g, "router.exchange", "L0.c0."), count_ops(a, "router.exchange", "L0.c0."));
+    // Twice the bytes of one projection's partial: [1, 2 x 192] FP32 = 1536 B (768 each apart).
+    const std::string suffix = std::string(dataflow) == "dense" ? "[0]" : "";
+    const std::string one = std::string("L0.c0.e3.gate_up.to_core1") + suffix;
+    EXPECT_EQ(op_named(a, "L0.c0.e3.gate.to_core1" + suffix).bytes, 768u);
+    EXPECT_EQ(op_named(g, one).bytes, 2u * 768u);
+    // Core 1 adds both partials after that one transfer.
+    const OpId send = find_named(g, one);
+    for (const char* p : {"gate", "up"}) {
+      std::vector<OpId> before = preds(g, find_named(g, "L0.c1.e3." + std::string(p) + ".partial_sum" + suffix));
+      EXPECT_NE(std::find(before.begin(), before.end(), send), before.end()) << p;
+    }
+  }
+}
+
 TEST(ShardingStructure, HybridAtOneTokenSplitsHAndExchangesOnFewPartitions) {
   Built b = build_at("qwen3-30b-a3b", "cardan", 1);
   const ScheduleGraph& g = b.decode.graph;
