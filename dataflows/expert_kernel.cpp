@@ -145,6 +145,18 @@ void exchange_partials(DecodeContext& ctx, std::vector<std::vector<GateUpTiles>>
     std::uint32_t cols = tiles[0][s].cols;
     std::uint32_t i_tiles = static_cast<std::uint32_t>(ceil_div(cols, 128));
     std::vector<OpId> recv_free(cores, kNoOp);  // per receiving core: its receive buffer is free again
+    // Core c adds the partials the other cores sent it (sent[from][to]) to its own gate or up rows.
+    auto add_partials = [&](std::uint32_t c, bool gate, const std::vector<std::vector<OpId>>& sent) {
+      std::vector<OpId>& mine = gate ? tiles[c][s].gate : tiles[c][s].up;
+      Deps d = mine;
+      for (std::uint32_t o = 0; o < cores; ++o)
+        if (o != c) d.push_back(sent[o][c]);
+      OpId sum = b.compute(Engine::vector, OpKind::tensor_tensor, static_cast<std::uint8_t>(c), i_tiles * T,
+                           std::min<std::uint32_t>(128, cols), d, "gate_up",
+                           label(c, idx(name + (gate ? ".gate" : ".up") + ".partial_sum", s)), false, nullptr, Dtype::fp32);
+      mine.assign(mine.size(), sum);
+      return sum;
+    };
     if (ctx.options.fused_gate_up_exchange && !tiles[0][s].gate.empty()) {
       // One sendrecv of both partials: [128 of I, 2 x I/128 x T] FP32, the gate and up sums after it.
       std::vector<std::vector<OpId>> sent(cores, std::vector<OpId>(cores, kNoOp));
@@ -157,16 +169,7 @@ void exchange_partials(DecodeContext& ctx, std::vector<std::vector<GateUpTiles>>
                                     label(c, idx(name + ".gate_up.to_core" + std::to_string(o), s)));
         }
       for (std::uint32_t c = 0; c < cores; ++c)
-        for (bool gate : {true, false}) {
-          std::vector<OpId>& mine = gate ? tiles[c][s].gate : tiles[c][s].up;
-          Deps d = mine;
-          for (std::uint32_t o = 0; o < cores; ++o)
-            if (o != c) d.push_back(sent[o][c]);
-          OpId sum = b.compute(Engine::vector, OpKind::tensor_tensor, static_cast<std::uint8_t>(c), i_tiles * T,
-                               std::min<std::uint32_t>(128, cols), d, "gate_up",
-                               label(c, idx(name + (gate ? ".gate" : ".up") + ".partial_sum", s)), false, nullptr, Dtype::fp32);
-          mine.assign(mine.size(), sum);
-        }
+        for (bool gate : {true, false}) add_partials(c, gate, sent);
       continue;
     }
     for (bool gate : {true, false}) {
@@ -183,17 +186,7 @@ void exchange_partials(DecodeContext& ctx, std::vector<std::vector<GateUpTiles>>
                                     label(c, idx(name + (gate ? ".gate" : ".up") + ".to_core" + std::to_string(o), s)));
         }
       }
-      for (std::uint32_t c = 0; c < cores; ++c) {
-        std::vector<OpId>& mine = gate ? tiles[c][s].gate : tiles[c][s].up;
-        Deps d = mine;
-        for (std::uint32_t o = 0; o < cores; ++o)
-          if (o != c) d.push_back(sent[o][c]);
-        OpId sum = b.compute(Engine::vector, OpKind::tensor_tensor, static_cast<std::uint8_t>(c), i_tiles * T,
-                             std::min<std::uint32_t>(128, cols), d, "gate_up",
-                             label(c, idx(name + (gate ? ".gate" : ".up") + ".partial_sum", s)), false, nullptr, Dtype::fp32);
-        mine.assign(mine.size(), sum);
-        recv_free[c] = sum;
-      }
+      for (std::uint32_t c = 0; c < cores; ++c) recv_free[c] = add_partials(c, gate, sent);
     }
   }
 }
