@@ -155,7 +155,7 @@ std::vector<CalibrationParameter> fit_parameters(const FitOptions& options) {
       try {
         load_hardware(base_path, sets, shipped_hw_path);
       } catch (const InputError&) {
-        p.integer = true;
+        p.integer = p.integers_only = true;
       }
     }
     p.log_scale = p.low > 0 && p.high / p.low > 4;
@@ -220,7 +220,7 @@ FitResult fit_calibration(const ReferenceData& ref, const FitOptions& options, c
     std::vector<double> v(params.size());
     for (std::size_t i = 0; i < params.size(); ++i) {
       v[i] = to_value(params[i], point[i]);
-      if (round) v[i] = rounded(params[i], v[i]);
+      if (round || params[i].integers_only) v[i] = rounded(params[i], v[i]);
     }
     return v;
   };

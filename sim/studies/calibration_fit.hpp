@@ -18,6 +18,7 @@ struct CalibrationParameter {
   double low = 0, high = 0;
   bool log_scale = false;         // searched in log space (spans of more than ~4x)
   bool integer = false;
+  bool integers_only = false;     // the key refuses fractions (a freed count): rounded during the search too
   std::string reason;
 };
 

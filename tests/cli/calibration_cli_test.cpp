@@ -348,6 +348,22 @@ TEST(CalibrateCli, AFreedKeyIsFittedReportedAndWrittenLikeTheDeclaredParameters)
   EXPECT_GT(std::fabs(check["targets"][0]["predicted"].get<double>() - fit["targets"][0]["predicted"].get<double>()), 1e-3);
 }
 
+// A freed key that takes only integers (a queue count) is searched over integers: every point of the search, not
+// only the written value, is whole (core.dma.exchange_queues=1.25 would be refused by the hardware config, exit
+// 2). 40 evaluations reach it (declared after the six); the search is still improving then, so the run ends
+// "did not converge" (exit 1), having simulated it.
+TEST(CalibrateCli, AFreedCountIsSearchedOverIntegers) {
+  std::ifstream in(source("configs/reference/published.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const fs::path ref = scratch() / "tpot_only_count.yaml";
+  std::ofstream(ref) << text.substr(0, text.find("  # Ablation on the full model"));
+  Outcome o = run_stasim("calibrate --reference " + ref.string() + " --free core.dma.exchange_queues=1:3 " +
+                         "--max-evaluations 40 --out " + (scratch() / "count.yaml").string());
+  EXPECT_EQ(o.code, 1) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("calibration did not converge"));
+  EXPECT_THAT(o.text, testing::Not(HasSubstr("exchange_queues: ")));
+}
+
 // --option NAME=VALUE runs every reference run with a kernel variant (the names of sweep's option.* axes):
 // validate predicts with it, calibrate fits with it and lists it in the overlay's header (the overlay is a hardware
 // file, so validate needs the same --option to reproduce the fit). The two-target reference again.
