@@ -24,22 +24,22 @@ namespace stasim {
 // is a structure the model lacks, not a value to move.
 const std::vector<CalibrationParameter>& calibration_parameters() {
   static const std::vector<CalibrationParameter> params = {
-      {"dma.descriptor_ns", {"core.dma.descriptor_ns"}, 8, 250, true, false,
+      {"dma.descriptor_ns", {"core.dma.descriptor_ns"}, 8, 250, true, false, false,
        "docs/hardware-model.md: the DMA time per descriptor is undocumented; DMA-BW: <256 B per partition is severely "
        "overhead-bound, >=2 KiB near peak, >=4 KiB saturates, i.e. a descriptor costs about what 256 B to 4 KiB "
        "take on one 33 B/ns engine (8 to 124 ns); up to 2x that for the packet-rate bottleneck DMA-BW describes"},
-      {"gpsimd.start_cycles", {"core.engines.gpsimd.start_cycles"}, 75, 600, true, true,
+      {"gpsimd.start_cycles", {"core.engines.gpsimd.start_cycles"}, 75, 600, true, true, false,
        "docs/hardware-model.md: GPSIMD_START ~150 cycles on v2 (ISA); v4 undocumented (docs/hardware-model.md): half to 4x"},
-      {"gpsimd.gather_index_cycles", {"core.engines.gpsimd.gather_index_cycles"}, 0.25, 8, true, false,
+      {"gpsimd.gather_index_cycles", {"core.engines.gpsimd.gather_index_cycles"}, 0.25, 8, true, false, false,
        "docs/hardware-model.md: nc_n_gather's per-index cost is undocumented; local_gather's is 28/t = 7 cycles per index "
        "(ISA), the upper end; a lane cannot take much less than a quarter cycle per index next to its one cycle "
        "per 32-bit word (docs/hardware-model.md: 512 bit/cycle per GpSimd core)"},
-      {"link.latency_ns", {"core.link.latency_ns"}, 100, 2000, true, true,
+      {"link.latency_ns", {"core.link.latency_ns"}, 100, 2000, true, true, false,
        "docs/hardware-model.md: LNC=2 cross-core (sendrecv, SBUF-to-SBUF) latency unpublished; between an on-chip semaphore hop "
        "and the ~1.3 us fixed cost of a DMA transfer (the path is a DMA)"},
-      {"semaphore_ns", {"core.semaphore_ns"}, 20, 200, false, true,
+      {"semaphore_ns", {"core.semaphore_ns"}, 20, 200, false, true, false,
        "docs/hardware-model.md: semaphore hop assumed 50-100 ns; no public figure"},
-      {"collective.alpha_ns", {"collective.alpha_ns"}, 1000, 20000, true, true,
+      {"collective.alpha_ns", {"collective.alpha_ns"}, 1000, 20000, true, true, false,
        "docs/hardware-model.md / nothing public: latency of a TP=4 all-reduce of one hidden vector across chips' cores; "
        "a few us per hop-chain is typical of ring all-reduce on accelerators"},
   };

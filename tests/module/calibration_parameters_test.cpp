@@ -52,6 +52,18 @@ TEST(CalibrationParameters, FreedKeysFollowTheDeclaredOnesWithTheirBoundsAndSear
   EXPECT_THAT(p[declared + 2].reason, HasSubstr("--free core.engines.gpsimd.gather_word_cycles=0.5:1.5"));
 }
 
+// The declared parameters keep the reason for their bounds, and only a freed count is searched over integers:
+// the rest move freely between rounding to their written precision at the end. (A field added before `reason`
+// once took each reason string as `integers_only = true` and left every reason empty.)
+TEST(CalibrationParameters, DeclaredParametersCarryTheirReasonsAndAreSearchedContinuously) {
+  for (const CalibrationParameter& p : calibration_parameters()) {
+    SCOPED_TRACE(p.name);
+    EXPECT_THAT(p.reason, HasSubstr("docs/hardware-model.md"));
+    EXPECT_FALSE(p.integers_only);
+    EXPECT_LT(p.low, p.high);
+  }
+}
+
 TEST(CalibrationParameters, ABadFreeIsRefusedWithItsReason) {
   EXPECT_THAT(error_of(on_trn3({"core.engines.gpsimd.swdge_descriptor_cycles"})), HasSubstr("expected key.path=LOW:HIGH"));
   EXPECT_THAT(error_of(on_trn3({"core.engines.gpsimd.swdge_descriptor_cycles=1:"})), HasSubstr("the upper bound '' is not a number"));
