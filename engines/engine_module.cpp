@@ -1,5 +1,7 @@
 #include "engines/engine_module.hpp"
 
+#include <algorithm>
+
 #include "sim/core/units.hpp"
 
 namespace stasim {
@@ -22,6 +24,8 @@ void EngineModule::bind(RunState& state, std::uint32_t queue) {
   queue_ = queue;
   running_ = kNoOp;
   running_end_ps_ = 0;
+  ran_ = false;
+  last_start_ps_ = last_end_ps_ = 0;
   psum_wait_ = kNoOp;
   activations_ = 0;
   tensor_ = state.graph().queues()[queue].engine == Engine::tensor;
@@ -38,6 +42,20 @@ Picoseconds EngineModule::now_ps() const {
 void EngineModule::wake(Picoseconds at_ps) {
   Picoseconds now = now_ps();
   wake_.notify(after(at_ps > now ? at_ps - now : 0));
+}
+
+// LoadStationary runs in the background of the instruction before it (docs/hardware-model.md): when the engine
+// goes straight from that instruction to a matmul that changes its stationary operand, the load overlaps the
+// instruction from the moment the operand is ready (its dependencies done, the instruction started), and only
+// what does not fit is paid. After a gap (an idle engine, a wait for a PSUM bank) the whole load is paid.
+Picoseconds EngineModule::hidden_load_ps(OpId op, Picoseconds now) const {
+  const TensorEngineConfig& t = state_->hw().tensor;
+  if (!t.background_load_stationary || !ran_ || now != last_end_ps_) return 0;
+  const Op& o = state_->graph().op(op);
+  if (o.kind != OpKind::matmul || !o.new_stationary || o.cycles >= 0 || o.duration_ps >= 0) return 0;
+  Picoseconds from = std::max(state_->ready_ps(op), last_start_ps_);
+  if (from >= last_end_ps_) return 0;
+  return std::min(last_end_ps_ - from, ps_from_cycles(t.load_stationary_cycles, t.clock_ghz));
 }
 
 void EngineModule::step() {
@@ -67,6 +85,7 @@ void EngineModule::step() {
     }
   }
   Picoseconds duration = state_->duration_ps(op);
+  if (tensor_) duration -= hidden_load_ps(op, now);
   if (tensor_ && throttle_.enabled()) {
     duration = round_ps(static_cast<double>(duration) / throttle_.rate_at(now));
     throttle_.busy(now, now + duration);
@@ -75,6 +94,9 @@ void EngineModule::step() {
   psum_wait_ = kNoOp;
   running_ = op;
   running_end_ps_ = now + duration;
+  ran_ = true;
+  last_start_ps_ = now;
+  last_end_ps_ = running_end_ps_;
   sc_core::next_trigger(after(duration));
 }
 

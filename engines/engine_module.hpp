@@ -1,8 +1,9 @@
 // EngineModule: one compute engine (tensor, vector, scalar or GpSimd) of one core as a SystemC process. It
 // executes its queue in program order: the head op starts when its dependencies are done (RunState adds the
 // semaphore latency), the previous op has finished, and its PSUM bank is granted; it then occupies the engine
-// for its cost (computed before the run from engines/cost_model.hpp; a tensor engine's divided by its dI/dt
-// throttle rate at the start, engines/tensor_throttle.hpp). The process sleeps until the op ends or
+// for its cost (computed before the run from engines/cost_model.hpp; a tensor engine's less the part of a
+// LoadStationary hidden under the instruction before it, then divided by its dI/dt throttle rate at the start,
+// engines/tensor_throttle.hpp). The process sleeps until the op ends or
 // something wakes it. A process's kernel keeps its engine processes for every run: bind() gives one the queue
 // it runs next.
 #pragma once
@@ -27,12 +28,16 @@ class EngineModule : public QueueListener {
  private:
   void step();
   Picoseconds now_ps() const;
+  Picoseconds hidden_load_ps(OpId op, Picoseconds now) const;
 
   RunState* state_ = nullptr;
   std::uint32_t queue_ = 0;
   sc_core::sc_event wake_;
   OpId running_ = kNoOp;
   Picoseconds running_end_ps_ = 0;
+  // The last op this engine ran (tensor.background_load_stationary): a LoadStationary can hide under it.
+  bool ran_ = false;
+  Picoseconds last_start_ps_ = 0, last_end_ps_ = 0;
   OpId psum_wait_ = kNoOp;
   std::uint64_t activations_ = 0;
   bool tensor_ = false;

@@ -23,6 +23,7 @@ void TensorEngineConfig::read(ConfigReader& r) {
       .optional("max_moving_free", max_moving_free)
       .optional("min_issue_cycles", min_issue_cycles)
       .optional("load_stationary_cycles", load_stationary_cycles)
+      .optional("background_load_stationary", background_load_stationary)
       .optional("fp32_cost_factor", fp32_cost_factor)
       .optional("fp8_k_factor", fp8_k_factor)
       .optional("mx_k_factor", mx_k_factor)
