@@ -272,6 +272,25 @@ void CardanCore::send_partials(std::uint32_t e) {
                           label(core_, "e" + std::to_string(e) + "." + projections_[p].name + ".to_core" + std::to_string(o)));
 }
 
+void CardanCore::send_group_partials(std::uint32_t first, std::uint32_t count, const std::string& name) {
+  if (!partial_ || first >= groups_.size()) return;
+  count = std::min<std::uint32_t>(count, static_cast<std::uint32_t>(groups_.size()) - first);
+  // [Σ T_e, P x I] FP32 rows: each expert's tokens on their partitions, the projections' partial rows side by side.
+  Deps d;
+  std::uint32_t rows = 0;
+  for (std::uint32_t e = first; e < first + count; ++e) {
+    rows += groups_[e].tokens;
+    for (std::size_t p = 0; p < projections_.size(); ++p) d.insert(d.end(), outs_[e][p].ready.begin(), outs_[e][p].ready.end());
+  }
+  const std::uint64_t bytes = std::uint64_t(i_cols_) * rows * 4 * projections_.size();
+  for (std::uint32_t o = 0; o < ctx_.lnc; ++o) {
+    if (o == core_) continue;
+    OpId x = ctx_.exchange(core_, bytes, rows, o, d, "gate_up", label(core_, name + ".gate_up.to_core" + std::to_string(o)));
+    for (std::uint32_t e = first; e < first + count; ++e)
+      for (std::size_t p = 0; p < projections_.size(); ++p) sent_rows_[e][p * ctx_.lnc + o] = x;
+  }
+}
+
 void CardanCore::sum_partials(std::uint32_t e, const std::vector<CardanCore>& cores) {
   if (!partial_ || e >= groups_.size()) return;
   const std::uint32_t T = groups_[e].tokens;

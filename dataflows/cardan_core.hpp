@@ -58,6 +58,8 @@ class CardanCore {
   void project(std::uint32_t e);
   // H split: sends expert e's partial gate/up rows to the other cores; then adds theirs.
   void send_partials(std::uint32_t e);
+  // With batched gathers, the partial gate/up rows of the gather group's experts in one sendrecv.
+  void send_group_partials(std::uint32_t first, std::uint32_t count, const std::string& name);
   void sum_partials(std::uint32_t e, const std::vector<CardanCore>& cores);
   // φ, product, p to [I, T], down projection.
   void finish_expert(std::uint32_t e);

@@ -88,6 +88,35 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
       for (std::uint32_t e = 0; e < c.experts(); ++e) c.load_down(e);
     });
   }
+  // With exchanges per gather group (DataflowOptions::group_exchange) the loop is pipelined by group: a group's
+  // heads (its experts' partial gate/up rows) and their one sendrecv, then the previous group's tails.
+  if (split_h && opt.batch_gathers && opt.group_exchange && lead.has_vq()) {
+    auto send_group = [&](std::size_t g) {
+      each([&](CardanCore& c) { c.send_group_partials(groups[g].first, groups[g].second, "g" + std::to_string(g)); });
+    };
+    auto tails = [&](std::size_t g) {
+      if (sends_behind) send_group(g);
+      for (std::uint32_t e = groups[g].first; e < groups[g].first + groups[g].second; ++e) {
+        each([&](CardanCore& c) { c.sum_partials(e, cores); });
+        each([&](CardanCore& c) { c.finish_expert(e); });
+      }
+    };
+    std::optional<std::size_t> previous;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      auto [first, count] = groups[g];
+      load_private(g + 1);
+      while (next_round < std::min(rounds, first + count + 1)) shared_round(next_round++);
+      each([&](CardanCore& c) { c.gather(first, count, "g" + std::to_string(g)); });
+      if (interleave)
+        for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.load_down(e); });
+      for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.project(e); });
+      if (!sends_behind) send_group(g);
+      if (previous) tails(*previous);
+      previous = g;
+    }
+    if (previous) tails(*previous);
+    return;
+  }
   // The expert loop as the compiler's scheduler lays it out (software-pipelined by one expert): expert e's head is
   // issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e.
   std::optional<std::uint32_t> waiting;

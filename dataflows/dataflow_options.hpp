@@ -28,6 +28,10 @@ struct DataflowOptions {
   // cardan.md "Removing redundancy" and "The schedule".
   bool reuse_shared_projections = true;  // z and T once per token, not once per expert
   bool batch_gathers = true;             // one GpSimd gather per projection for all activated experts
+  // With batched gathers and H split over the cores: a gather group's experts reach their partial gate/up rows
+  // together, and cross to the other cores in one sendrecv per group (all their projections side by side)
+  // instead of one per expert and projection (CardanCore::send_group_partials).
+  bool group_exchange = true;
   bool joint_psum_accumulation = true;   // VQ reduction and C^T z accumulate into one PSUM group
   bool overlap_windows = true;           // B, D during the router; J, C and down weights right after routing
   DownSchedule down;

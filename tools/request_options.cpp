@@ -24,6 +24,8 @@ CLI::Option* add_routing_options(CLI::App* sub, RunRequest& r) {
 void add_switch_options(CLI::App* sub, RunRequest& r) {
   sub->add_flag("--no-reuse", r.no_reuse, "compute z and T once per expert instead of once per token");
   sub->add_flag("--no-batch-gathers", r.no_batch_gathers, "one GpSimd gather per expert and projection");
+  sub->add_flag("--no-group-exchange", r.no_group_exchange,
+                "with batched gathers, each expert's partial gate/up rows cross the cores in their own sendrecvs, not one per gather group");
   sub->add_flag("--no-joint-psum", r.no_joint_psum, "VQ and LR parts each go through SBUF before the add");
   sub->add_flag("--no-overlap", r.no_overlap, "no prefetch across the three overlap windows");
   sub->add_flag("--all-experts", r.all_experts,

@@ -100,6 +100,7 @@ SweepSpec build_spec(const SweepOptions& o) {
   if (o.routing_seed_given && o.routing_seed_given->count() > 0) base.routing_seed = o.base.routing_seed;
   base.no_reuse = base.no_reuse || o.base.no_reuse;
   base.no_batch_gathers = base.no_batch_gathers || o.base.no_batch_gathers;
+  base.no_group_exchange = base.no_group_exchange || o.base.no_group_exchange;
   base.no_joint_psum = base.no_joint_psum || o.base.no_joint_psum;
   base.no_overlap = base.no_overlap || o.base.no_overlap;
   base.all_experts = base.all_experts || o.base.all_experts;

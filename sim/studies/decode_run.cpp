@@ -115,6 +115,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
 
   run.options.reuse_shared_projections = !req.no_reuse;
   run.options.batch_gathers = !req.no_batch_gathers;
+  run.options.group_exchange = !req.no_group_exchange;
   run.options.joint_psum_accumulation = !req.no_joint_psum;
   run.options.overlap_windows = !req.no_overlap;
   run.options.layers = req.layers;

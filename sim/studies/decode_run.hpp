@@ -24,7 +24,7 @@ struct RunRequest {
   std::optional<std::int64_t> batch, tp, lnc, context;
   std::int64_t layers = 0;
   std::string down = "auto";
-  bool no_reuse = false, no_batch_gathers = false, no_joint_psum = false, no_overlap = false;
+  bool no_reuse = false, no_batch_gathers = false, no_group_exchange = false, no_joint_psum = false, no_overlap = false;
   std::vector<std::string> sets;  // hardware keys, or model keys prefixed "model."
   std::string routes;                 // batched decode: routing file (workloads/routing.hpp formats); "" = seeded
   std::uint64_t routing_seed = 0;     // uniform routing drawn from this seed when no file is given

@@ -55,7 +55,7 @@ struct ReferenceTarget {
 enum class FactMetric {
   attention_share,         // of a run: attention-phase time on the critical path / TPOT
   down_dma_overlap,        // of a run: share of the down weights' DMA time during which gate/up computation runs
-  critical_engine,         // of a run: the engine with the most time on the critical path (DMA queues as "dma")
+  critical_engine,         // of a run: the engine with the most time on the critical path (DMA queues and collectives as "dma")
   attention_weight_share,  // of the model: attention's share of the decoder layers' weights
   targets_positive,        // every listed target's prediction is above 0 (e.g. each ablation step lowers TPOT)
   target_ratio,            // prediction of the first listed target / of the second

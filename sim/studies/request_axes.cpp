@@ -20,6 +20,7 @@ const std::vector<Axis>& axes() {
   static const std::vector<Axis> list = {
       {"reuse", Kind::off_switch, "--no-reuse"},
       {"batch_gathers", Kind::off_switch, "--no-batch-gathers"},
+      {"group_exchange", Kind::off_switch, "--no-group-exchange"},
       {"joint_psum", Kind::off_switch, "--no-joint-psum"},
       {"overlap", Kind::off_switch, "--no-overlap"},
       {"all_experts", Kind::on_switch, "--all-experts"},
@@ -50,6 +51,7 @@ const Axis& find_axis(const std::string& key) {
 bool* switch_field(RunRequest& r, const std::string& name) {
   if (name == "reuse") return &r.no_reuse;
   if (name == "batch_gathers") return &r.no_batch_gathers;
+  if (name == "group_exchange") return &r.no_group_exchange;
   if (name == "joint_psum") return &r.no_joint_psum;
   if (name == "overlap") return &r.no_overlap;
   if (name == "all_experts") return &r.all_experts;

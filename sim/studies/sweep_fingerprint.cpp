@@ -21,6 +21,7 @@ nlohmann::json request_setup(const RunRequest& r) {
           {"fuse_projections", r.fuse_projections}, {"fused_gate_up_loads", r.fused_gate_up_loads}};
   // Written only when on, so the fingerprints of sweeps from before the switch existed stay valid.
   if (r.fused_gate_up_exchange) setup["fused_gate_up_exchange"] = true;
+  if (r.no_group_exchange) setup["group_exchange"] = false;
   return setup;
 }
 

@@ -131,7 +131,7 @@ SweepSpec load_sweep(const std::string& path) {
                                                  "weights", "weights_layer", "set", "tp", "lnc", "context",
                                                  "routes", "routing_seed", "reuse", "batch_gathers",
                                                  "joint_psum", "overlap", "all_experts", "routed_swdge",
-                                                 "fuse_projections", "fused_gate_up_loads", "fused_gate_up_exchange"};
+                                                 "fuse_projections", "fused_gate_up_loads", "fused_gate_up_exchange", "group_exchange"};
   // A routes file named in the sweep is found next to it (the way a shipped sweep names its own files).
   auto beside = [&](const std::string& file) {
     std::filesystem::path f(file);
@@ -171,6 +171,7 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "fuse_projections") spec.base.fuse_projections = boolean(v, where);
       else if (key == "fused_gate_up_loads") spec.base.fused_gate_up_loads = boolean(v, where);
       else if (key == "fused_gate_up_exchange") spec.base.fused_gate_up_exchange = boolean(v, where);
+      else if (key == "group_exchange") spec.base.no_group_exchange = !boolean(v, where);
       else if (key == "vary") {
         if (!v.is_map()) throw InputError(where + ": expected a mapping of config key -> values");
         for (const auto& kv : v) {

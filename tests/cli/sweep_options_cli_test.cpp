@@ -142,6 +142,33 @@ TEST(SweepOptionsCli, RunSwitchesAreAxesWithAColumnEach) {
   EXPECT_THAT(o.text, HasSubstr("down schedule weight-sbuf"));  // the summary says which schedule ran
 }
 
+// With batched gathers a gather group's experts send their partial gate/up rows in one exchange; the switch
+// that turns it off (run --no-group-exchange) is an option axis and a key of a sweep file like the others.
+TEST(SweepOptionsCli, GroupExchangeIsAnAxisAndASweepKey) {
+  const std::string out = tmp("group_exchange.csv");
+  stasim::test::Output o = run_stasim("sweep --layers 1 --dataflows cardan --d 8 --r 384 --vary option.group_exchange=0,1 "
+                                      "--force --out " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["option.group_exchange"], 0);
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), run_tpot("--dataflow cardan --no-group-exchange"));
+  EXPECT_EQ(rows[1]["tpot_us"].get<double>(), run_tpot("--dataflow cardan"));
+  // 16 exchanges per core and layer instead of 4 (groups of two experts at (8, 384)): the grouped step is shorter.
+  EXPECT_GT(rows[0]["tpot_us"].get<double>(), rows[1]["tpot_us"].get<double>());
+  const std::string yaml = tmp("group_exchange.yaml"), from_file = tmp("group_exchange_file.csv");
+  std::ofstream(yaml) << "models: [qwen3-30b-a3b]\ndataflows: [cardan]\nd: [8]\nr: [384]\ngroup_exchange: false\n";
+  o = run_stasim("sweep --config " + yaml + " --layers 1 --force --out " + from_file);
+  ASSERT_EQ(o.code, 0) << o.text;
+  std::vector<stasim::SweepRow> file_rows = stasim::read_sweep_rows(from_file);
+  ASSERT_EQ(file_rows.size(), 1u);
+  EXPECT_EQ(file_rows[0]["tpot_us"].get<double>(), rows[0]["tpot_us"].get<double>());
+  std::ofstream(yaml) << "models: [qwen3-30b-a3b]\ndataflows: [cardan]\ngroup_exchange: maybe\n";
+  o = run_stasim("sweep --config " + yaml + " --layers 1 --force --out " + from_file);
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("group_exchange"));
+}
+
 TEST(SweepOptionsCli, BadAxesAndConflictsAreBadInput) {
   const std::string out = " --out " + tmp("bad.csv");
   struct Case {

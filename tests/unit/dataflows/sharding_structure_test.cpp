@@ -16,6 +16,14 @@ DataflowOptions one_layer() {
   return o;
 }
 
+// Each expert's partial gate/up rows in their own sendrecvs (what a gather group's experts share by default
+// when the gathers are batched): the exchange structure the tests below look at per expert.
+DataflowOptions per_expert_exchanges() {
+  DataflowOptions o = one_layer();
+  o.group_exchange = false;
+  return o;
+}
+
 Built build_at(const std::string& model, const std::string& dataflow, std::int64_t batch, DataflowOptions o = one_layer()) {
   DataflowRegistry registry;
   register_builtin(registry);
@@ -153,7 +161,7 @@ TEST(ShardingStructure, ExchangesRotateOverTheCoresLastQueuesOrTakeAnyWithNoneRe
   DataflowRegistry registry;
   register_builtin(registry);
   auto queues_with = [&](std::uint32_t n) {
-    Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, one_layer(), {}};
+    Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, per_expert_exchanges(), {}};
     b.hw.dma.exchange_queues = n;
     const Dataflow& df = registry.find("cardan");
     b.rep = df.representation(8, 384, 256);
@@ -223,11 +231,13 @@ TEST(ShardingStructure, ExchangesOnGpSimdsDmaRunInGpSimdsStreamOneExpertBehindTh
 // --fused-gate-up-exchange: with H split, an expert's partial gate and up rows cross in one sendrecv of both
 // (nki-library's use_fused_gate_up_sendrecv) instead of one per projection, and both partial sums wait for it.
 TEST(ShardingStructure, AFusedGateUpExchangeSendsBothPartialsOfAnExpertAtOnce) {
-  DataflowOptions fused = one_layer();
+  // (With batched gathers a gather group's rows already cross together; per expert here.)
+  DataflowOptions fused = per_expert_exchanges();
   fused.fused_gate_up_exchange = true;
   for (const char* dataflow : {"cardan", "dense"}) {
     SCOPED_TRACE(dataflow);
-    Built apart = build_at("qwen3-30b-a3b", dataflow, 1), together = build_at("qwen3-30b-a3b", dataflow, 1, fused);
+    Built apart = build_at("qwen3-30b-a3b", dataflow, 1, per_expert_exchanges()),
+          together = build_at("qwen3-30b-a3b", dataflow, 1, fused);
     const ScheduleGraph& a = apart.decode.graph;
     const ScheduleGraph& g = together.decode.graph;
     // Core 0, layer 0: 8 experts x (gate, up) = 16 sends apart, 8 fused; the router's exchange stays.
@@ -249,8 +259,59 @@ TEST(ShardingStructure, AFusedGateUpExchangeSendsBothPartialsOfAnExpertAtOnce) {
   }
 }
 
+// With batched gathers the experts of a gather group reach their partial gate/up rows together and cross in one
+// sendrecv per group. At (8, 384) a core's share of an expert's selections is 128 blocks on the partitions x 192
+// columns = 192 elements per partition, so a 512-element ISA group holds 2 experts: 8 / 2 = 4 groups per core
+// and layer, 4 exchanges instead of 8 x 2 = 16.
+TEST(ShardingStructure, BatchedGathersExchangeAGroupsPartialsInOneSendrecv) {
+  DataflowOptions per_expert = one_layer();
+  per_expert.group_exchange = false;
+  Built grouped = build_at("qwen3-30b-a3b", "cardan", 1), apart = build_at("qwen3-30b-a3b", "cardan", 1, per_expert);
+  const ScheduleGraph& g = grouped.decode.graph;
+  const ScheduleGraph& a = apart.decode.graph;
+  EXPECT_EQ(count_ops(g, ".gate_up.to_core1", "L0.c0.g"), 4u);
+  EXPECT_EQ(count_ops(g, ".to_core1", "L0.c0.e"), 0u);
+  EXPECT_EQ(count_ops(a, ".to_core1", "L0.c0.e"), 16u);
+  EXPECT_EQ(count_ops(a, ".to_core1", "L0.c0.g"), 0u);
+  // Both experts' gate and up rows side by side: 2 experts x 1 token on the partitions, 2 x 192 FP32 each
+  // = 2 x 2 x 192 x 4 = 3072 bytes, as many as the 4 per-expert sends of 768 bytes it replaces.
+  const Op& send = op_named(g, "L0.c0.g0.gate_up.to_core1");
+  EXPECT_EQ(send.bytes, 3072u);
+  EXPECT_EQ(send.partitions, 2u);
+  // It waits for both experts' partial rows (the last C_eᵀz of each), and core 1 adds them after it.
+  const OpId x = find_named(g, "L0.c0.g0.gate_up.to_core1");
+  for (const char* e : {"e0", "e1"})
+    for (const char* p : {"gate", "up"}) {
+      SCOPED_TRACE(std::string(e) + "." + p);
+      EXPECT_TRUE(waits_for(g, x, find_named(g, std::string("L0.c0.") + e + "." + p + ".lr_mm[1]")));
+      std::vector<OpId> before = preds(g, find_named(g, std::string("L0.c1.") + e + "." + p + ".partial_sum"));
+      EXPECT_NE(std::find(before.begin(), before.end(), x), before.end());
+    }
+  // The next group's experts are not in it.
+  EXPECT_FALSE(waits_for(g, x, find_named(g, "L0.c0.e2.gate.lr_mm[1]")));
+  // On GpSimd's DMA the group's send goes into GpSimd's stream one group behind: after the next group's gathers,
+  // before the one after.
+  Built behind{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, one_layer(), {}};
+  behind.hw.dma.exchange_engine = DmaConfig::ExchangeEngine::gpsimd_dma;
+  {
+    DataflowRegistry registry;
+    register_builtin(registry);
+    const Dataflow& df = registry.find("cardan");
+    behind.rep = df.representation(8, 384, 256);
+    behind.decode = build_decode_step(behind.model, behind.model.deployment, behind.rep, behind.hw, behind.options, df.routed);
+  }
+  const ScheduleGraph& b = behind.decode.graph;
+  EXPECT_EQ(op_named(b, "L0.c0.g0.gate_up.to_core1").kind, OpKind::sendrecv);
+  EXPECT_GT(gpsimd_position(b, "L0.c0.g0.gate_up.to_core1"), gpsimd_position(b, "L0.c0.g1.up.gather"));
+  EXPECT_LT(gpsimd_position(b, "L0.c0.g0.gate_up.to_core1"), gpsimd_position(b, "L0.c0.g2.gate.gather"));
+  // Unbatched, every expert sends its own rows whatever the switch says.
+  DataflowOptions unbatched = one_layer();
+  unbatched.batch_gathers = false;
+  EXPECT_EQ(count_ops(build_at("qwen3-30b-a3b", "cardan", 1, unbatched).decode.graph, ".to_core1", "L0.c0.e"), 16u);
+}
+
 TEST(ShardingStructure, HybridAtOneTokenSplitsHAndExchangesOnFewPartitions) {
-  Built b = build_at("qwen3-30b-a3b", "cardan", 1);
+  Built b = build_at("qwen3-30b-a3b", "cardan", 1, per_expert_exchanges());
   const ScheduleGraph& g = b.decode.graph;
   // This core's blocks of J (1024 / 8 = 128 blocks x 192); r split instead of H for the LR part: D [2048, 192]
   // (this core's half of r over all of H, the same bytes as half of H's rows) and C_e's 192 rows of r for all
