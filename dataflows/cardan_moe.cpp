@@ -41,14 +41,17 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   };
   // An expert's head: its gate/up (or their partial sums, sent to the other cores at once, or with its tail when
   // the exchanges run in GpSimd's stream, see CardanCore::sends_behind). Its tail: the partial sums added, φ, the
-  // product and the down projection.
+  // product and the down projection. With exchanges per gather group (DataflowOptions::group_exchange) a group
+  // sends its experts' partial sums together instead (CardanCore::send_group_partials).
   const bool sends_behind = lead.sends_behind();
+  const bool group_exchange = split_h && opt.batch_gathers && opt.group_exchange && lead.has_vq();
+  const bool expert_exchange = split_h && !group_exchange;
   auto head = [&](std::uint32_t e) {
     each([&](CardanCore& c) { c.project(e); });
-    if (split_h && !sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
+    if (expert_exchange && !sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
   };
   auto tail = [&](std::uint32_t e) {
-    if (split_h && sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
+    if (expert_exchange && sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
     if (split_h) each([&](CardanCore& c) { c.sum_partials(e, cores); });
     each([&](CardanCore& c) { c.finish_expert(e); });
   };
@@ -88,38 +91,19 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
       for (std::uint32_t e = 0; e < c.experts(); ++e) c.load_down(e);
     });
   }
-  // With exchanges per gather group (DataflowOptions::group_exchange) the loop is pipelined by group: a group's
-  // heads (its experts' partial gate/up rows) and their one sendrecv, then the previous group's tails.
-  if (split_h && opt.batch_gathers && opt.group_exchange && lead.has_vq()) {
-    auto send_group = [&](std::size_t g) {
-      each([&](CardanCore& c) { c.send_group_partials(groups[g].first, groups[g].second, "g" + std::to_string(g)); });
-    };
-    auto tails = [&](std::size_t g) {
-      if (sends_behind) send_group(g);
-      for (std::uint32_t e = groups[g].first; e < groups[g].first + groups[g].second; ++e) {
-        each([&](CardanCore& c) { c.sum_partials(e, cores); });
-        each([&](CardanCore& c) { c.finish_expert(e); });
-      }
-    };
-    std::optional<std::size_t> previous;
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      auto [first, count] = groups[g];
-      load_private(g + 1);
-      while (next_round < std::min(rounds, first + count + 1)) shared_round(next_round++);
-      each([&](CardanCore& c) { c.gather(first, count, "g" + std::to_string(g)); });
-      if (interleave)
-        for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.load_down(e); });
-      for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.project(e); });
-      if (!sends_behind) send_group(g);
-      if (previous) tails(*previous);
-      previous = g;
-    }
-    if (previous) tails(*previous);
-    return;
-  }
-  // The expert loop as the compiler's scheduler lays it out (software-pipelined by one expert): expert e's head is
-  // issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e.
+  // The expert loop as the compiler's scheduler lays it out, software-pipelined: by one expert (expert e's head
+  // is issued before expert e-1's tail, so the exchange and the φ chain of e-1 run while the engines work on e),
+  // or with exchanges per gather group by one group (a group's heads and their one send, then the previous
+  // group's tails; on GpSimd's DMA the send goes with those tails, after the next group's gathers).
+  auto send_group = [&](std::size_t g) {
+    each([&](CardanCore& c) { c.send_group_partials(groups[g].first, groups[g].second, "g" + std::to_string(g)); });
+  };
+  auto group_tails = [&](std::size_t g) {
+    if (sends_behind) send_group(g);
+    for (std::uint32_t e = groups[g].first; e < groups[g].first + groups[g].second; ++e) tail(e);
+  };
   std::optional<std::uint32_t> waiting;
+  std::optional<std::size_t> waiting_group;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto [first, count] = groups[g];
     load_private(g + 1);
@@ -129,12 +113,20 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
     each([&](CardanCore& c) { c.gather(first, count, name); });
     if (interleave)
       for (std::uint32_t e = first; e < first + count; ++e) each([&](CardanCore& c) { c.load_down(e); });
+    if (group_exchange) {
+      for (std::uint32_t e = first; e < first + count; ++e) head(e);
+      if (!sends_behind) send_group(g);
+      if (waiting_group) group_tails(*waiting_group);
+      waiting_group = g;
+      continue;
+    }
     for (std::uint32_t e = first; e < first + count; ++e) {
       head(e);
       if (waiting) tail(*waiting);
       waiting = e;
     }
   }
+  if (waiting_group) group_tails(*waiting_group);
   if (waiting) tail(*waiting);
 }
 

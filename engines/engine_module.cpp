@@ -24,8 +24,7 @@ void EngineModule::bind(RunState& state, std::uint32_t queue) {
   queue_ = queue;
   running_ = kNoOp;
   running_end_ps_ = 0;
-  ran_ = false;
-  last_start_ps_ = last_end_ps_ = 0;
+  last_start_ps_ = -1;
   psum_wait_ = kNoOp;
   activations_ = 0;
   tensor_ = state.graph().queues()[queue].engine == Engine::tensor;
@@ -50,12 +49,12 @@ void EngineModule::wake(Picoseconds at_ps) {
 // what does not fit is paid. After a gap (an idle engine, a wait for a PSUM bank) the whole load is paid.
 Picoseconds EngineModule::hidden_load_ps(OpId op, Picoseconds now) const {
   const TensorEngineConfig& t = state_->hw().tensor;
-  if (!t.background_load_stationary || !ran_ || now != last_end_ps_) return 0;
+  if (!t.background_load_stationary || last_start_ps_ < 0 || now != running_end_ps_) return 0;
   const Op& o = state_->graph().op(op);
   if (o.kind != OpKind::matmul || !o.new_stationary || o.cycles >= 0 || o.duration_ps >= 0) return 0;
   Picoseconds from = std::max(state_->ready_ps(op), last_start_ps_);
-  if (from >= last_end_ps_) return 0;
-  return std::min(last_end_ps_ - from, ps_from_cycles(t.load_stationary_cycles, t.clock_ghz));
+  if (from >= running_end_ps_) return 0;
+  return std::min(running_end_ps_ - from, ps_from_cycles(t.load_stationary_cycles, t.clock_ghz));
 }
 
 void EngineModule::step() {
@@ -94,9 +93,7 @@ void EngineModule::step() {
   psum_wait_ = kNoOp;
   running_ = op;
   running_end_ps_ = now + duration;
-  ran_ = true;
   last_start_ps_ = now;
-  last_end_ps_ = running_end_ps_;
   sc_core::next_trigger(after(duration));
 }
 

@@ -35,9 +35,9 @@ class EngineModule : public QueueListener {
   sc_core::sc_event wake_;
   OpId running_ = kNoOp;
   Picoseconds running_end_ps_ = 0;
-  // The last op this engine ran (tensor.background_load_stationary): a LoadStationary can hide under it.
-  bool ran_ = false;
-  Picoseconds last_start_ps_ = 0, last_end_ps_ = 0;
+  // When the last op this engine ran started (-1: none yet; it ends at running_end_ps_): a LoadStationary can
+  // hide under it (tensor.background_load_stationary).
+  Picoseconds last_start_ps_ = -1;
   OpId psum_wait_ = kNoOp;
   std::uint64_t activations_ = 0;
   bool tensor_ = false;
