@@ -62,7 +62,8 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
                          "ablation.batching.reduction_vs_previous", "profile6.tensor_active_us[hybrid_only]",
                          "profile6.dma_active_us[hybrid_only]", "profile6.dma_active_us[reuse]",
                          "profile6.gpsimd_instructions[reuse]", "profile6.gpsimd_active_us[reuse_and_batching]",
-                         "profile6.gpsimd_active_us_by_rate[d4_r256]", "attention_share.dense"}) {
+                         "profile6.gpsimd_active_us_by_rate[d4_r256]", "profile6.hbm_read_change[d8_r384_vs_d4_r256]",
+                         "profile6.hbm_read_change[d2_r0_vs_d8_r384]", "attention_share.dense"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_TRUE(by_id[id]["pass"].get<bool>()) << id << ": " << by_id[id].dump();
   }
@@ -81,8 +82,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   for (const char* id : {"ablation.reuse.reduction_vs_previous", "profile6.step_time_ratio[d2_r0_vs_d8_r384]",
                          "profile6.tensor_active_us[reuse]", "profile6.gpsimd_instructions[reuse_and_batching]",
                          "profile6.gpsimd_active_us[reuse]", "profile6.gpsimd_active_us_by_rate[d8_r384]",
-                         "profile6.gpsimd_active_us_by_rate[d2_r0]", "profile6.hbm_read_change[d8_r384_vs_d4_r256]",
-                         "profile6.hbm_read_change[d2_r0_vs_d8_r384]"}) {
+                         "profile6.gpsimd_active_us_by_rate[d2_r0]"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_FALSE(by_id[id]["pass"].get<bool>()) << id << " now passes: update the Fidelity table and this test";
   }
@@ -93,7 +93,11 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 6 layers x 2 cores x 8 experts x 2 projections = 192 gathers of one group plus the uint8 widening = 384.
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse]"]["predicted"].get<double>(), 384);
   EXPECT_EQ(by_id["profile6.gpsimd_instructions[reuse_and_batching]"]["predicted"].get<double>(), 384);
-  EXPECT_EQ(doc["passed"].get<int>(), 11);
+  // The HBM-read changes are bytes, per decode step of the full model (48 layers and the LM head, 155.6 MB per
+  // rank at every (d, r)): 1267.6 / 1216.9 - 1 = +4.17% (0.042 published) and 1116.0 / 1267.6 - 1 = -11.96% (-0.12).
+  EXPECT_NEAR(by_id["profile6.hbm_read_change[d8_r384_vs_d4_r256]"]["predicted"].get<double>(), 1267605504.0 / 1216880640 - 1, 1e-4);
+  EXPECT_NEAR(by_id["profile6.hbm_read_change[d2_r0_vs_d8_r384]"]["predicted"].get<double>(), 1116020736.0 / 1267605504 - 1, 1e-4);
+  EXPECT_EQ(doc["passed"].get<int>(), 13);
 
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
   // published); attention is 3.03% of Qwen3's decoder weights; the critical engines are right (at (8, 384) DMA
@@ -121,7 +125,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
 TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
   Outcome o = run_stasim("validate --quiet");
   EXPECT_EQ(o.code, 1) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("check failed: 9 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
+  EXPECT_THAT(o.text, HasSubstr("check failed: 7 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
   o = run_stasim("validate --quiet --report-only");
   EXPECT_EQ(o.code, 0) << o.text;
 }
