@@ -27,7 +27,7 @@ namespace {
 // The hybrid's steps for a lane of cores that run in lockstep: all cores when they split H (the partial z and
 // gate/up rows cross between them), one core at a time when they split the tokens.
 void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cores, const DataflowOptions& opt,
-              std::uint32_t gather_group_elements) {
+              std::uint32_t experts_per_call) {
   auto each = [&](auto&& step) {
     for (CardanCore* c : lane)
       if (c->active()) step(*c);
@@ -61,12 +61,9 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   std::uint32_t rounds = opt.reuse_shared_projections ? 1 : experts, next_round = 1;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;
   if (opt.batch_gathers && lead.has_vq()) {
-    std::vector<std::uint32_t> elements, tokens;
-    for (std::uint32_t e = 0; e < experts; ++e) {
-      elements.push_back(lead.gather_elements(e));
-      tokens.push_back(lead.tokens_of(e));
-    }
-    groups = gather_groups(elements, tokens, gather_group_elements);
+    std::vector<std::uint32_t> tokens;
+    for (std::uint32_t e = 0; e < experts; ++e) tokens.push_back(lead.tokens_of(e));
+    groups = gather_groups(tokens, experts_per_call);
   } else {
     for (std::uint32_t e = 0; e < experts; ++e) groups.push_back({e, 1});
   }
@@ -140,10 +137,10 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
   if (cores.front().splits_h()) {
     std::vector<CardanCore*> all;
     for (CardanCore& c : cores) all.push_back(&c);
-    run_lane(all, cores, ctx.options, ctx.hw.gpsimd.gather_group_elements);
+    run_lane(all, cores, ctx.options, experts_per_gather_call(ctx.model.top_k));
     return;
   }
-  for (CardanCore& c : cores) run_lane({&c}, cores, ctx.options, ctx.hw.gpsimd.gather_group_elements);
+  for (CardanCore& c : cores) run_lane({&c}, cores, ctx.options, experts_per_gather_call(ctx.model.top_k));
 }
 
 }  // namespace stasim

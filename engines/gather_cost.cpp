@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/core/isa_instructions.hpp"
 
 namespace stasim::cost {
 namespace {
@@ -25,9 +24,8 @@ double gather_cycles(const EngineConfig& g, const Op& op) {
   const double indices = elements / per_index;
   // Elements of a narrow dtype that share one 32-bit word, but no more than one index fetches (ISA).
   const double packed = std::max(1.0, std::min(4.0 / dtype_bytes(op.dtype), per_index));
-  double cycles = gather_groups(g, op.free) * g.start_cycles + indices * g.gather_index_cycles +
-                  elements * g.gather_word_cycles / packed;
-  if (op.index_bytes < 4) cycles += std::max(g.min_issue_cycles, indices);  // widen to uint32 (tensor_copy, ISA)
+  double cycles = g.start_cycles + indices * g.gather_index_cycles + elements * g.gather_word_cycles / packed;
+  if (op.index_bytes < 4) cycles += g.start_cycles + indices;  // widen to uint32 (a tensor_copy of its own, ISA)
   return cycles;
 }
 

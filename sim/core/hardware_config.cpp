@@ -58,7 +58,6 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
       .optional("reduce_extra_cycles", reduce_extra_cycles);
   if (is_gpsimd)
     r.optional("start_cycles", start_cycles)
-        .required("gather_group_elements", gather_group_elements)
         .required("gather_index_cycles", gather_index_cycles)
         .required("gather_word_cycles", gather_word_cycles)
         .required("swdge_descriptor_cycles", swdge_descriptor_cycles);
@@ -69,7 +68,6 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
   r.within("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup, kMinFactor, kMaxFactor);
   r.within("reduce_extra_cycles", reduce_extra_cycles, 0, kMaxCycles);
   r.within("start_cycles", start_cycles, 0, kMaxCycles);
-  r.within("gather_group_elements", gather_group_elements, 1, kMaxCount);
   r.within("gather_index_cycles", gather_index_cycles, 0, kMaxCycles);
   // A word must cost something: a gather of free cost would hide any modelling mistake upstream.
   r.within("gather_word_cycles", gather_word_cycles, kMinFactor, kMaxCycles);

@@ -45,10 +45,9 @@ struct EngineConfig {
   double bf16_speedup = 1;                  // perf-mode divisor on N for all-BF16 copy/tensor_scalar/activation
   double bf16_tensor_tensor_speedup = 1;    // perf-mode divisor on N for all-BF16 tensor_tensor
   double reduce_extra_cycles = 64;          // activation_reduce / tensor_scalar_reduce read-out
-  // GpSimd only (engines/gather_cost.hpp): GPSIMD_START per instruction (group), the nc_n_gather ISA group, the
-  // per-index and per-32-bit-word cycles of a partition lane, and software descriptor generation.
+  // GpSimd only (engines/gather_cost.hpp): GPSIMD_START per instruction, the per-index and per-32-bit-word
+  // cycles of a partition lane, and software descriptor generation.
   double start_cycles = 150;
-  std::uint32_t gather_group_elements = 512;
   double gather_index_cycles = 7;
   double gather_word_cycles = 1;
   double swdge_descriptor_cycles = 4;

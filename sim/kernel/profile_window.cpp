@@ -23,7 +23,7 @@ WindowFigures summarize_window(const ScheduleGraph& graph, const HardwareConfig&
     if (!keep(op)) continue;
     const int e = static_cast<int>(op.engine);
     per_core[std::min<std::uint32_t>(op.core, cores - 1)][e].emplace_back(t.start_ps, t.end_ps);
-    w.instructions[e] += isa_instructions(op, hw);
+    w.instructions[e] += isa_instructions(op);
     if (op.engine == Engine::dma && op.src == Location::hbm) w.hbm_read_bytes += op.bytes;
     first = first < 0 ? t.start_ps : std::min(first, t.start_ps);
     last = std::max(last, t.end_ps);

@@ -123,8 +123,8 @@ void summarize_activity(const ScheduleGraph& graph, const HardwareConfig& hw, Si
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& op = graph.op(v);
     r.total_ps = std::max(r.total_ps, r.ops[v].end_ps);
-    // ISA instructions, as the profiler counts them: a gather is one per instruction group (plus its widening).
-    const std::uint32_t n = isa_instructions(op, hw);
+    // Instructions, as the profiler counts them: a gather is its call plus its index widening.
+    const std::uint32_t n = isa_instructions(op);
     r.per_core[op.core][static_cast<int>(op.engine)].instructions += n;
     r.engines[static_cast<int>(op.engine)].instructions += n;
     if (op.engine == Engine::dma) {

@@ -45,7 +45,7 @@ std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result, co
            cell(f.bound_by) + ',' + (critical[v] ? "1" : "0") + ',' + dtype_name(op.dtype) + ',' + f.shape + ',' +
            (dma ? std::to_string(f.bytes) : "") + ',' + f.src + ',' + f.dst + ',' + f.dge + ',' +
            (dma ? number(f.bytes_per_partition, "%.6g") : "") + ',' + (dma ? number(f.achieved_gbps, "%.3f") : "") +
-           ',' + std::to_string(isa_instructions(op, hw)) + '\n';
+           ',' + std::to_string(isa_instructions(op)) + '\n';
   }
   return out;
 }

@@ -106,15 +106,18 @@ TEST(BatchedDecodeStructure, CardanSharesAnExpertBetweenTheTokensOfACore) {
   ASSERT_NE(down, nullptr);
   EXPECT_EQ(down->n, 2u);
   EXPECT_EQ(find_op(g, "L0.c0.e0.down[0]")->n, 1u);
-  // Selections per partition: (H/d = 256 blocks = 2 per partition) x I_rank 256 x T_e. Experts 0..3 serve one
-  // token each (512 elements: one expert per group); expert 4 serves two: 1024 elements, two per index.
+  // Selections per partition: (H/d = 256 blocks = 2 per partition) x I_rank 256 x T_e, in calls of ceil(8 / 2) = 4
+  // experts of one token count. Experts 0..3 serve token 0 only: one call of 4 x 512 = 2048 elements; experts
+  // 4..7 serve tokens 0 and 1: the next call, 4 x 1024 = 4096 elements, two per index; experts 8..11 the third.
   const Op* gather = find_op(g, "L0.c0.g0.gate.gather");
   ASSERT_NE(gather, nullptr);
-  EXPECT_EQ(gather->free, 2u * 256u);
-  const Op* shared = find_op(g, "L0.c0.g4.gate.gather");
+  EXPECT_EQ(gather->free, 4u * 2u * 256u);
+  const Op* shared = find_op(g, "L0.c0.g1.gate.gather");
   ASSERT_NE(shared, nullptr);
-  EXPECT_EQ(shared->free, 2u * 256u * 2u);
+  EXPECT_EQ(shared->free, 4u * 2u * 256u * 2u);
   EXPECT_EQ(shared->elements_per_index, 2u);
+  EXPECT_EQ(find_op(g, "L0.c0.g2.gate.gather")->elements_per_index, 1u);
+  EXPECT_EQ(find_op(g, "L0.c0.g3.gate.gather"), nullptr);
   // T covers the core's tokens only: 256 blocks (2 tiles of 128) x 2 tokens, 2 tokens per PSUM bank.
   EXPECT_EQ(count_ops(g, ".T_mm[", "L0.c0.gate"), 2u * 2u);
 }

@@ -79,28 +79,35 @@ TEST(DecodeStructure, GathersPerLayerAreOnePerGroupBatchedAndTwoPerExpertUnbatch
       if (g.op(v).kind == OpKind::gather && g.name(v).rfind("L0.c0.", 0) == 0) ++n;
     return n;
   };
-  // Batched: two experts per group (192 elements each per partition), four groups, gate and up each.
+  // Batched: half of the top-8 per call, two groups of four experts, gate and up each.
   Built batched = build("qwen3-30b-a3b", "cardan", layers(1));
-  EXPECT_EQ(count_ops(batched.decode.graph, ".gate.gather", "L0.c0.g"), 4u);
-  EXPECT_EQ(gathers(batched), 2u * 4u);
+  EXPECT_EQ(count_ops(batched.decode.graph, ".gate.gather", "L0.c0.g"), 2u);
+  EXPECT_EQ(gathers(batched), 2u * 2u);
   DataflowOptions o = layers(1);
   o.batch_gathers = false;
   EXPECT_EQ(gathers(build("qwen3-30b-a3b", "cardan", o)), 2u * 8u);
 }
 
-TEST(DecodeStructure, GatherGroupsFollowTheHardwaresInstructionGroup) {
-  // The same layer on a GpSimd whose instruction group takes 1024 elements per partition: floor(1024 / 192) = 5
-  // experts per group, so top-8 forms groups of 5 and 3 (2 groups, gate and up each) instead of 4 pairs.
+TEST(DecodeStructure, GatherGroupsAreHalfOfTheModelsTopK) {
+  // The same layer of a model routing each token to six experts: ceil(6 / 2) = 3 experts per call, two groups
+  // (gate and up each) of three, at (8, 384) as at (2, 0): the size follows the top-k, not the elements.
   DataflowRegistry registry;
   register_builtin(registry);
   HardwareConfig hw = shipped_hw();
-  hw.gpsimd.gather_group_elements = 1024;
   ModelSpec model = shipped_model("qwen3-30b-a3b");
+  model.top_k = 6;
   const Dataflow& df = registry.find("cardan");
-  DecodeGraph g = build_decode_step(model, model.deployment, df.representation(8, 384, 256), hw, layers(1), df.routed);
-  EXPECT_EQ(count_ops(g.graph, ".gate.gather", "L0.c0.g"), 2u);
-  EXPECT_NE(find_named(g.graph, "L0.c0.g1.up.gather"), kNoOp);
-  EXPECT_EQ(find_named(g.graph, "L0.c0.g2.up.gather"), kNoOp);
+  for (int d : {8, 2}) {
+    SCOPED_TRACE(d);
+    DecodeGraph g = build_decode_step(model, model.deployment, df.representation(d, d == 8 ? 384 : 0, 256), hw, layers(1),
+                                      df.routed);
+    EXPECT_EQ(count_ops(g.graph, ".gate.gather", "L0.c0.g"), 2u);
+    EXPECT_NE(find_named(g.graph, "L0.c0.g1.up.gather"), kNoOp);
+    EXPECT_EQ(find_named(g.graph, "L0.c0.g2.up.gather"), kNoOp);
+    // A call selects its three experts' code words: per partition, (H / d) / 2 cores / 128 partitions blocks x
+    // I / tp = 192 columns each: d = 8: 1 x 192, 3 experts = 576; d = 2: 4 x 192 = 768, 3 experts = 2304.
+    EXPECT_EQ(g.graph.op(find_named(g.graph, "L0.c0.g0.gate.gather")).free, d == 8 ? 576u : 2304u);
+  }
 }
 
 TEST(DecodeStructure, JointAccumulationSkipsTheStandaloneVectors) {

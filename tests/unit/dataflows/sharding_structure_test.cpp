@@ -260,27 +260,26 @@ TEST(ShardingStructure, AFusedGateUpExchangeSendsBothPartialsOfAnExpertAtOnce) {
 }
 
 // With batched gathers the experts of a gather group reach their partial gate/up rows together and cross in one
-// sendrecv per group. At (8, 384) a core's share of an expert's selections is 128 blocks on the partitions x 192
-// columns = 192 elements per partition, so a 512-element ISA group holds 2 experts: 8 / 2 = 4 groups per core
-// and layer, 4 exchanges instead of 8 x 2 = 16.
+// sendrecv per group. Qwen3 (top-8) selects ceil(8 / 2) = 4 experts per call: 2 groups per core and layer, 2
+// exchanges instead of 8 x 2 = 16.
 TEST(ShardingStructure, BatchedGathersExchangeAGroupsPartialsInOneSendrecv) {
   DataflowOptions per_expert = one_layer();
   per_expert.group_exchange = false;
   Built grouped = build_at("qwen3-30b-a3b", "cardan", 1), apart = build_at("qwen3-30b-a3b", "cardan", 1, per_expert);
   const ScheduleGraph& g = grouped.decode.graph;
   const ScheduleGraph& a = apart.decode.graph;
-  EXPECT_EQ(count_ops(g, ".gate_up.to_core1", "L0.c0.g"), 4u);
+  EXPECT_EQ(count_ops(g, ".gate_up.to_core1", "L0.c0.g"), 2u);
   EXPECT_EQ(count_ops(g, ".to_core1", "L0.c0.e"), 0u);
   EXPECT_EQ(count_ops(a, ".to_core1", "L0.c0.e"), 16u);
   EXPECT_EQ(count_ops(a, ".to_core1", "L0.c0.g"), 0u);
-  // Both experts' gate and up rows side by side: 2 experts x 1 token on the partitions, 2 x 192 FP32 each
-  // = 2 x 2 x 192 x 4 = 3072 bytes, as many as the 4 per-expert sends of 768 bytes it replaces.
+  // The four experts' gate and up rows side by side: 4 experts x 1 token on the partitions, 2 x 192 FP32 each
+  // = 4 x 2 x 192 x 4 = 6144 bytes, as many as the 8 per-expert sends of 768 bytes it replaces.
   const Op& send = op_named(g, "L0.c0.g0.gate_up.to_core1");
-  EXPECT_EQ(send.bytes, 3072u);
-  EXPECT_EQ(send.partitions, 2u);
-  // It waits for both experts' partial rows (the last C_eᵀz of each), and core 1 adds them after it.
+  EXPECT_EQ(send.bytes, 6144u);
+  EXPECT_EQ(send.partitions, 4u);
+  // It waits for its four experts' partial rows (the last C_eᵀz of each), and core 1 adds them after it.
   const OpId x = find_named(g, "L0.c0.g0.gate_up.to_core1");
-  for (const char* e : {"e0", "e1"})
+  for (const char* e : {"e0", "e1", "e2", "e3"})
     for (const char* p : {"gate", "up"}) {
       SCOPED_TRACE(std::string(e) + "." + p);
       EXPECT_TRUE(waits_for(g, x, find_named(g, std::string("L0.c0.") + e + "." + p + ".lr_mm[1]")));
@@ -288,9 +287,9 @@ TEST(ShardingStructure, BatchedGathersExchangeAGroupsPartialsInOneSendrecv) {
       EXPECT_NE(std::find(before.begin(), before.end(), x), before.end());
     }
   // The next group's experts are not in it.
-  EXPECT_FALSE(waits_for(g, x, find_named(g, "L0.c0.e2.gate.lr_mm[1]")));
+  EXPECT_FALSE(waits_for(g, x, find_named(g, "L0.c0.e4.gate.lr_mm[1]")));
   // On GpSimd's DMA the group's send goes into GpSimd's stream one group behind: after the next group's gathers,
-  // before the one after.
+  // and the last group's after it.
   Built behind{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, one_layer(), {}};
   behind.hw.dma.exchange_engine = DmaConfig::ExchangeEngine::gpsimd_dma;
   {
@@ -303,7 +302,7 @@ TEST(ShardingStructure, BatchedGathersExchangeAGroupsPartialsInOneSendrecv) {
   const ScheduleGraph& b = behind.decode.graph;
   EXPECT_EQ(op_named(b, "L0.c0.g0.gate_up.to_core1").kind, OpKind::sendrecv);
   EXPECT_GT(gpsimd_position(b, "L0.c0.g0.gate_up.to_core1"), gpsimd_position(b, "L0.c0.g1.up.gather"));
-  EXPECT_LT(gpsimd_position(b, "L0.c0.g0.gate_up.to_core1"), gpsimd_position(b, "L0.c0.g2.gate.gather"));
+  EXPECT_LT(gpsimd_position(b, "L0.c0.g0.gate_up.to_core1"), gpsimd_position(b, "L0.c0.g1.gate_up.to_core1"));
   // Unbatched, every expert sends its own rows whatever the switch says.
   DataflowOptions unbatched = one_layer();
   unbatched.batch_gathers = false;
