@@ -76,7 +76,7 @@ void write_run_files(const RunOptions& o, const DecodeRun& r, const nlohmann::js
   }
   if (!o.dot.empty()) write_dot_file(name(o.dot), r.decode.graph, r.result);
   if (!o.ops.empty()) {
-    write_ops_file(name(o.ops), r.decode.graph, r.result, r.hw);
+    write_ops_file(name(o.ops), r.decode.graph, r.result);
     // The table's provenance sidecar goes next to a file; the rows on stdout have no place for one.
     if (o.ops != "-") write_json_file(name(o.ops) + ".meta.json", {{"provenance", provenance}});
   }

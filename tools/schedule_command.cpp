@@ -61,7 +61,7 @@ void run_schedule(const CLI::App& sub, const Invocation& invocation, const Sched
   }
   if (!o.dot.empty()) write_dot_file(o.dot, schedule.graph, result);
   if (!o.ops.empty()) {
-    write_ops_file(o.ops, schedule.graph, result, hw);
+    write_ops_file(o.ops, schedule.graph, result);
     write_json_file(o.ops + ".meta.json", {{"provenance", prov}});
   }
 }

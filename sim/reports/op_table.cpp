@@ -28,7 +28,7 @@ std::string ns(Picoseconds ps) { return number(ns_from_ps(ps), "%.3f"); }
 
 }  // namespace
 
-std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result, const HardwareConfig& hw) {
+std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result) {
   std::string out =
       "op,core,queue,engine,layer,expert,phase,kind,start_ns,end_ns,duration_ns,bound_by,critical,dtype,shape,"
       "bytes,src,dst,dge,bytes_per_partition,achieved_gbps,instructions\n";

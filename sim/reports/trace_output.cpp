@@ -78,9 +78,8 @@ void write_dot_file(const std::string& path, const ScheduleGraph& graph, const S
   write_output_file(path, text.str(), "the graph file");
 }
 
-void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
-                    const HardwareConfig& hw) {
-  write_output_file(path, op_table_csv(graph, result, hw), "the op table file");
+void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result) {
+  write_output_file(path, op_table_csv(graph, result), "the op table file");
 }
 
 }  // namespace stasim

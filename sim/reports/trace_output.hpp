@@ -24,8 +24,7 @@ void parse_trace_layers(const std::string& text, int layers, TraceOptions& optio
 void write_trace_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
                       const HardwareConfig& hw, const TraceOptions& options);
 void write_dot_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result);
-void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result,
-                    const HardwareConfig& hw);
+void write_ops_file(const std::string& path, const ScheduleGraph& graph, const SimResult& result);
 
 // gzip-compressed bytes of `text` (zlib, gzip framing, no file name or time in the header: the same text gives
 // the same bytes).
