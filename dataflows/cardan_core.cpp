@@ -249,17 +249,25 @@ void CardanCore::project(std::uint32_t e) {
   }
 }
 
-void CardanCore::send_partials(std::uint32_t e) {
+Deps CardanCore::partials_ready(std::uint32_t first, std::uint32_t count, std::size_t p_first, std::size_t p_end) const {
+  Deps d;
+  if (!active()) return d;
+  for (std::uint32_t e = first; e < first + count && e < outs_.size(); ++e)
+    for (std::size_t p = p_first; p < p_end && p < outs_[e].size(); ++p)
+      d.insert(d.end(), outs_[e][p].ready.begin(), outs_[e][p].ready.end());
+  return d;
+}
+
+void CardanCore::send_partials(std::uint32_t e, const std::vector<CardanCore>& cores) {
   if (!partial_ || e >= groups_.size()) return;
   const std::uint32_t T = groups_[e].tokens;
   if (opt_.fused_gate_up_exchange && projections_.size() == 2) {
     // Both partials in one sendrecv: [T_e, 2 x I] FP32 rows, T_e partitions of 2 x I x 4 bytes.
-    Deps d = outs_[e][0].ready;
-    d.insert(d.end(), outs_[e][1].ready.begin(), outs_[e][1].ready.end());
     for (std::uint32_t o = 0; o < ctx_.lnc; ++o)
       if (o != core_)
         sent_rows_[e][o] = sent_rows_[e][ctx_.lnc + o] =
-            ctx_.exchange(core_, std::uint64_t(i_cols_) * T * 4 * 2, T, o, d, "gate_up",
+            ctx_.exchange(core_, std::uint64_t(i_cols_) * T * 4 * 2, T, o, partials_ready(e, 1, 0, 2),
+                          cores[o].partials_ready(e, 1, 0, 2), "gate_up",
                           label(core_, "e" + std::to_string(e) + ".gate_up.to_core" + std::to_string(o)));
     return;
   }
@@ -268,24 +276,24 @@ void CardanCore::send_partials(std::uint32_t e) {
       if (o != core_)
         // [T_e, I] FP32 rows: T_e partitions, one I x 4-byte run each.
         sent_rows_[e][p * ctx_.lnc + o] =
-            ctx_.exchange(core_, std::uint64_t(i_cols_) * T * 4, T, o, outs_[e][p].ready, "gate_up",
+            ctx_.exchange(core_, std::uint64_t(i_cols_) * T * 4, T, o, outs_[e][p].ready, cores[o].partials_ready(e, 1, p, p + 1),
+                          "gate_up",
                           label(core_, "e" + std::to_string(e) + "." + projections_[p].name + ".to_core" + std::to_string(o)));
 }
 
-void CardanCore::send_group_partials(std::uint32_t first, std::uint32_t count, const std::string& name) {
+void CardanCore::send_group_partials(std::uint32_t first, std::uint32_t count, const std::string& name,
+                                     const std::vector<CardanCore>& cores) {
   if (!partial_ || first >= groups_.size()) return;
   count = std::min<std::uint32_t>(count, static_cast<std::uint32_t>(groups_.size()) - first);
   // [Σ T_e, P x I] FP32 rows: each expert's tokens on their partitions, the projections' partial rows side by side.
-  Deps d;
   std::uint32_t rows = 0;
-  for (std::uint32_t e = first; e < first + count; ++e) {
-    rows += groups_[e].tokens;
-    for (std::size_t p = 0; p < projections_.size(); ++p) d.insert(d.end(), outs_[e][p].ready.begin(), outs_[e][p].ready.end());
-  }
+  for (std::uint32_t e = first; e < first + count; ++e) rows += groups_[e].tokens;
+  const Deps d = partials_ready(first, count, 0, projections_.size());
   const std::uint64_t bytes = std::uint64_t(i_cols_) * rows * 4 * projections_.size();
   for (std::uint32_t o = 0; o < ctx_.lnc; ++o) {
     if (o == core_) continue;
-    OpId x = ctx_.exchange(core_, bytes, rows, o, d, "gate_up", label(core_, name + ".gate_up.to_core" + std::to_string(o)));
+    OpId x = ctx_.exchange(core_, bytes, rows, o, d, cores[o].partials_ready(first, count, 0, projections_.size()), "gate_up",
+                           label(core_, name + ".gate_up.to_core" + std::to_string(o)));
     for (std::uint32_t e = first; e < first + count; ++e)
       for (std::size_t p = 0; p < projections_.size(); ++p) sent_rows_[e][p * ctx_.lnc + o] = x;
   }

@@ -56,15 +56,20 @@ class CardanCore {
   std::uint32_t tokens_of(std::uint32_t e) const { return e < groups_.size() ? groups_[e].tokens : 0; }
   // Expert e up to the gate/up rows: VQ reduction and C_eᵀz into PSUM (jointly or apart).
   void project(std::uint32_t e);
-  // H split: sends expert e's partial gate/up rows to the other cores; then adds theirs.
-  void send_partials(std::uint32_t e);
+  // H split: sends expert e's partial gate/up rows to the other cores (each sendrecv also waits for the other
+  // core's side, `cores`: DecodeContext::exchange); then adds theirs.
+  void send_partials(std::uint32_t e, const std::vector<CardanCore>& cores);
   // With batched gathers, the partial gate/up rows of the gather group's experts in one sendrecv.
-  void send_group_partials(std::uint32_t first, std::uint32_t count, const std::string& name);
+  void send_group_partials(std::uint32_t first, std::uint32_t count, const std::string& name,
+                           const std::vector<CardanCore>& cores);
   void sum_partials(std::uint32_t e, const std::vector<CardanCore>& cores);
   // φ, product, p to [I, T], down projection.
   void finish_expert(std::uint32_t e);
 
  private:
+  // When the partial rows of projections [p_first, p_end) of experts [first, first + count) are ready (none on an
+  // inactive core or past its experts).
+  Deps partials_ready(std::uint32_t first, std::uint32_t count, std::size_t p_first, std::size_t p_end) const;
   std::uint32_t round_of(std::uint32_t e) const { return opt_.reuse_shared_projections ? 0 : e; }
   ProjectionOut compressed_projection(std::uint32_t e, std::size_t p, const std::string& pn);
 

@@ -48,10 +48,10 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   const bool expert_exchange = split_h && !group_exchange;
   auto head = [&](std::uint32_t e) {
     each([&](CardanCore& c) { c.project(e); });
-    if (expert_exchange && !sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
+    if (expert_exchange && !sends_behind) each([&](CardanCore& c) { c.send_partials(e, cores); });
   };
   auto tail = [&](std::uint32_t e) {
-    if (expert_exchange && sends_behind) each([&](CardanCore& c) { c.send_partials(e); });
+    if (expert_exchange && sends_behind) each([&](CardanCore& c) { c.send_partials(e, cores); });
     if (split_h) each([&](CardanCore& c) { c.sum_partials(e, cores); });
     each([&](CardanCore& c) { c.finish_expert(e); });
   };
@@ -93,7 +93,7 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   // or with exchanges per gather group by one group (a group's heads and their one send, then the previous
   // group's tails; on GpSimd's DMA the send goes with those tails, after the next group's gathers).
   auto send_group = [&](std::size_t g) {
-    each([&](CardanCore& c) { c.send_group_partials(groups[g].first, groups[g].second, "g" + std::to_string(g)); });
+    each([&](CardanCore& c) { c.send_group_partials(groups[g].first, groups[g].second, "g" + std::to_string(g), cores); });
   };
   auto group_tails = [&](std::size_t g) {
     if (sends_behind) send_group(g);

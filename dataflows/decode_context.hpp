@@ -71,12 +71,18 @@ struct DecodeContext {
     return static_cast<int>(hw.dma.queues - n + exchanges_issued_[core]++ % n);
   }
   // Core `core`'s next cross-core exchange (nki.isa.sendrecv) of `bytes` on `partitions` to core `peer`, carried
-  // as core.dma.exchange_engine says: a transfer on exchange_queue(core), or an op in GpSimd's stream.
+  // as core.dma.exchange_engine says: a transfer on exchange_queue(core), or an op in GpSimd's stream. `deps` make
+  // this core's side ready; `peer_side` the peer's side of the same sendrecv. On the shared DMA queues (the
+  // default, "shared DMA with CoreBarrier synchronization", nki.isa.dma_engine) the cores meet in a core barrier
+  // first, so the transfer waits for both sides (its cost adds the barrier's link crossing, memory/dma_cost.cpp);
+  // GpSimd's own DMA documents no barrier and waits for this side only.
   OpId exchange(std::uint32_t core, std::uint64_t bytes, std::uint32_t partitions, std::uint32_t peer, const Deps& deps,
-                const char* phase, const std::string& label) {
+                const Deps& peer_side, const char* phase, const std::string& label) {
     const auto c = static_cast<std::uint8_t>(core), p = static_cast<std::uint8_t>(peer);
     if (exchanges_on_gpsimd()) return b.sendrecv(c, bytes, partitions, p, deps, phase, label);
-    return b.dma(c, bytes, partitions, Location::sbuf, Location::peer, deps, phase, label, exchange_queue(core), p);
+    Deps both = deps;
+    both.insert(both.end(), peer_side.begin(), peer_side.end());
+    return b.dma(c, bytes, partitions, Location::sbuf, Location::peer, both, phase, label, exchange_queue(core), p);
   }
   bool exchanges_on_gpsimd() const { return hw.dma.exchange_engine == DmaConfig::ExchangeEngine::gpsimd_dma; }
   // Bytes of the hidden state of the batch: [H, T] in BF16.

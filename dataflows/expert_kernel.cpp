@@ -163,10 +163,11 @@ void exchange_partials(DecodeContext& ctx, std::vector<std::vector<GateUpTiles>>
       for (std::uint32_t c = 0; c < cores; ++c)
         for (std::uint32_t o = 0; o < cores; ++o) {
           if (o == c) continue;
-          Deps d = tiles[c][s].gate;
+          Deps d = tiles[c][s].gate, peer = tiles[o][s].gate;
           d.insert(d.end(), tiles[c][s].up.begin(), tiles[c][s].up.end());
-          sent[c][o] = ctx.exchange(c, std::uint64_t(cols) * T * 4 * 2, std::min<std::uint32_t>(128, cols), o, d, "gate_up",
-                                    label(c, idx(name + ".gate_up.to_core" + std::to_string(o), s)));
+          peer.insert(peer.end(), tiles[o][s].up.begin(), tiles[o][s].up.end());
+          sent[c][o] = ctx.exchange(c, std::uint64_t(cols) * T * 4 * 2, std::min<std::uint32_t>(128, cols), o, d, peer,
+                                    "gate_up", label(c, idx(name + ".gate_up.to_core" + std::to_string(o), s)));
         }
       for (std::uint32_t c = 0; c < cores; ++c)
         for (bool gate : {true, false}) add_partials(c, gate, sent);
@@ -182,7 +183,8 @@ void exchange_partials(DecodeContext& ctx, std::vector<std::vector<GateUpTiles>>
           if (o == c) continue;
           Deps d = mine;
           d.push_back(recv_free[o]);
-          sent[c][o] = ctx.exchange(c, std::uint64_t(cols) * T * 4, std::min<std::uint32_t>(128, cols), o, d, "gate_up",
+          const Deps& peer = gate ? tiles[o][s].gate : tiles[o][s].up;
+          sent[c][o] = ctx.exchange(c, std::uint64_t(cols) * T * 4, std::min<std::uint32_t>(128, cols), o, d, peer, "gate_up",
                                     label(c, idx(name + (gate ? ".gate" : ".up") + ".to_core" + std::to_string(o), s)));
         }
       }

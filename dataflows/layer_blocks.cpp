@@ -64,7 +64,7 @@ std::vector<OpId> finish_block(DecodeContext& ctx, const std::vector<OpId>& part
   // Sum the cores' partial outputs on core 0 over the cross-core link (FP32 partials).
   OpId summed = partial[0];
   for (std::uint32_t c = 1; c < ctx.lnc; ++c) {
-    OpId send = ctx.exchange(c, std::uint64_t(ctx.hidden) * ctx.tokens * 4, 128, 0, {partial[c]}, "combine",
+    OpId send = ctx.exchange(c, std::uint64_t(ctx.hidden) * ctx.tokens * 4, 128, 0, {partial[c]}, {partial[0]}, "combine",
                              label(c, block + ".to_core0"));
     summed = b.compute(Engine::vector, OpKind::tensor_tensor, 0, free, 128, {summed, send}, "combine",
                        label(0, block + ".sum_core" + std::to_string(c)), false, nullptr, Dtype::fp32);
@@ -256,10 +256,12 @@ std::vector<OpId> router_block(DecodeContext& ctx, const std::vector<OpId>& norm
                                                    "router.scores", Dtype::fp32);
     scores[c] = drains.back();
     }
-    // Each core scored its share of the experts; the cores exchange them (sendrecv) to rank all E.
-    if (ctx.lnc > 1)
-      sent[c] = ctx.exchange(c, std::uint64_t(std::max<std::uint32_t>(cols, 1)) * ctx.tokens * 4, ctx.tokens, (c + 1) % ctx.lnc,
-                             {scores[c]}, phase, label(c, "router.exchange"));
+  }
+  // Each core scored its share of the experts; the cores exchange them (sendrecv) to rank all E.
+  for (std::uint32_t c = 0; ctx.lnc > 1 && c < ctx.lnc; ++c) {
+    const std::uint32_t peer = (c + 1) % ctx.lnc;
+    sent[c] = ctx.exchange(c, std::uint64_t(std::max<std::uint32_t>(ctx.share(experts, c), 1)) * ctx.tokens * 4, ctx.tokens,
+                           peer, {scores[c]}, {scores[peer]}, phase, label(c, "router.exchange"));
   }
   for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
     std::uint8_t core = static_cast<std::uint8_t>(c);

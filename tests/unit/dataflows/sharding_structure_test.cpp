@@ -228,6 +228,48 @@ TEST(ShardingStructure, ExchangesOnGpSimdsDmaRunInGpSimdsStreamOneExpertBehindTh
   EXPECT_LT(find_named(on_dma.decode.graph, "L0.c0.e0.gate.to_core1"), find_named(on_dma.decode.graph, "L0.c0.e1.gate.gather"));
 }
 
+// A sendrecv on the shared DMA queues (nki.isa.dma_engine.dma, "shared DMA with CoreBarrier synchronization")
+// starts once both cores have reached it: core 0's send depends directly on core 1's side of the same exchange
+// (its partial rows, its router scores) as well as on its own. On GpSimd's DMA, which documents no barrier, only
+// on its own side.
+TEST(ShardingStructure, ASendrecvOnTheSharedDmaWaitsForBothCoresSides) {
+  auto from_core = [](const ScheduleGraph& g, OpId op, const std::string& core) {
+    std::size_t n = 0;
+    for (OpId p : preds(g, op))
+      if (g.name(p).rfind(core, 0) == 0) ++n;
+    return n;
+  };
+  DataflowOptions grouped = one_layer();  // batched gathers: a gather group's rows in one sendrecv
+  const struct {
+    const char* dataflow;
+    DataflowOptions options;
+    const char* send;
+  } cases[] = {{"dense", per_expert_exchanges(), "L0.c0.e0.gate.to_core1[0]"},
+               {"cardan", per_expert_exchanges(), "L0.c0.e0.gate.to_core1"},
+               {"cardan", grouped, "L0.c0.g0.gate_up.to_core1"},
+               {"cardan", per_expert_exchanges(), "L0.c0.router.exchange"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.dataflow) + " " + c.send);
+    Built b = build_at("qwen3-30b-a3b", c.dataflow, 1, c.options);
+    const ScheduleGraph& g = b.decode.graph;
+    OpId send = find_named(g, c.send);
+    ASSERT_NE(send, kNoOp);
+    EXPECT_EQ(g.op(send).engine, Engine::dma);
+    EXPECT_GE(from_core(g, send, "L0.c0."), 1u);
+    EXPECT_GE(from_core(g, send, "L0.c1."), 1u);
+  }
+  Built gp{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, per_expert_exchanges(), {}};
+  gp.hw.dma.exchange_engine = DmaConfig::ExchangeEngine::gpsimd_dma;
+  DataflowRegistry registry;
+  register_builtin(registry);
+  const Dataflow& df = registry.find("cardan");
+  gp.rep = df.representation(8, 384, 256);
+  gp.decode = build_decode_step(gp.model, gp.model.deployment, gp.rep, gp.hw, gp.options, df.routed);
+  OpId send = find_named(gp.decode.graph, "L0.c0.e0.gate.to_core1");
+  ASSERT_NE(send, kNoOp);
+  EXPECT_EQ(from_core(gp.decode.graph, send, "L0.c1."), 0u);
+}
+
 // --fused-gate-up-exchange: with H split, an expert's partial gate and up rows cross in one sendrecv of both
 // (nki-library's use_fused_gate_up_sendrecv) instead of one per projection, and both partial sums wait for it.
 TEST(ShardingStructure, AFusedGateUpExchangeSendsBothPartialsOfAnExpertAtOnce) {

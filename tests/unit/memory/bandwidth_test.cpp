@@ -115,15 +115,17 @@ TEST(DmaCost, PlanIssueDescriptorTimeAndEngines) {
   EXPECT_EQ(cost::plan_dma(transfer(4096, 12), hw).engines, 2u);
   // 192-byte runs: 5504 descriptors x 62 ns / 16 = 21328 ns, ten times the 1986 ns its bytes need.
   EXPECT_EQ(cost::plan_dma(transfer(1048576, 128, 192), hw).descriptor_ps, 21328000);
-  // Hardware DGE adds its 600 ns instruction to the issue; a cross-core transfer the link latency (500 ns).
+  // Hardware DGE adds its 600 ns instruction to the issue: 1300 + 600 = 1900 ns.
   Op h = transfer(4096, 128);
   h.dge = DgeMode::hwdge;
   EXPECT_EQ(cost::plan_dma(h, hw).issue_ps, 1900000);
+  // A cross-core transfer (a sendrecv on the shared DMA) crosses the link twice, its core barrier's semaphore
+  // and its data: 1300 + 2 x 500 (trn3's link latency) = 2300 ns.
   Op peer = transfer(4096, 128);
   peer.src = Location::sbuf;
   peer.dst = Location::peer;
   peer.peer_core = 1;
-  EXPECT_EQ(cost::plan_dma(peer, hw).issue_ps, 1800000);
+  EXPECT_EQ(cost::plan_dma(peer, hw).issue_ps, 2300000);
 }
 
 }  // namespace
