@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "sim/core/input_error.hpp"
 #include "sim/studies/calibration_fit.hpp"
 
@@ -61,6 +63,26 @@ TEST(CalibrationParameters, DeclaredParametersCarryTheirReasonsAndAreSearchedCon
     EXPECT_THAT(p.reason, HasSubstr("docs/hardware-model.md"));
     EXPECT_FALSE(p.integers_only);
     EXPECT_LT(p.low, p.high);
+  }
+}
+
+// Issue 15's guard on the shipped fit: no parameter of configs/hw/trn3-calibrated.yaml sits at a bound of its
+// declared range ("AT LOWER/UPPER BOUND": within 1 % of the span, bound_flag), since a fitted value at a bound
+// means a structure the model lacks. Every declared parameter is in the overlay (fitted, not left at the base).
+TEST(CalibrationParameters, TheShippedFitHasNoParameterAtABound) {
+  const YAML::Node overlay = YAML::LoadFile(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3-calibrated.yaml");
+  for (const CalibrationParameter& p : calibration_parameters()) {
+    const std::string& key = p.keys.front();
+    YAML::Node node = YAML::Clone(overlay);
+    for (std::size_t from = 0; node;) {
+      const std::size_t dot = key.find('.', from);
+      node = node[key.substr(from, dot == std::string::npos ? std::string::npos : dot - from)];
+      if (dot == std::string::npos) break;
+      from = dot + 1;
+    }
+    ASSERT_TRUE(node && node.IsScalar()) << key << " is not in the shipped overlay";
+    const double value = node.as<double>();
+    EXPECT_EQ(bound_flag(p, value), "") << p.name << " = " << value << " in [" << p.low << ", " << p.high << "]";
   }
 }
 
