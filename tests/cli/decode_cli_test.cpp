@@ -32,7 +32,8 @@ TEST(DecodeCli, CriticalPathNamesItsDmaQueuesAndTheyAddUpToItsDmaTime) {
   std::string path = testing::TempDir() + "run_queues.json";
   Output o = run("run --layers 2 --down-schedule weight-sbuf --json " + path);
   ASSERT_EQ(o.code, 0) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("critical path by DMA queue (us): c0.dma"));
+  // Queues are named c<core>.dma<queue>; which core's queue leads is the model's outcome, not the format's.
+  EXPECT_THAT(o.text, testing::ContainsRegex("critical path by DMA queue \\(us\\): c[01]\\.dma[0-9]+ "));
   nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
   const nlohmann::json& queues = j["critical_path"]["by_dma_queue_us"];
   ASSERT_FALSE(queues.empty());
