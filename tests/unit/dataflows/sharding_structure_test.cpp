@@ -3,6 +3,7 @@
 // and exchange partial gate/up sums; several tokens -> the cores split the tokens (unless H·I >= 3072·1536).
 // Dense and the hybrid alike; the hybrid's partial z exchanged on T partitions.
 #include <algorithm>
+#include <functional>
 
 #include "decode_fixture.hpp"
 #include "sim/core/dma_descriptors.hpp"
@@ -34,6 +35,23 @@ Built build_at(const std::string& model, const std::string& dataflow, std::int64
   dep.batch = batch;
   b.decode = build_decode_step(b.model, dep, b.rep, b.hw, b.options, df.routed);
   return b;
+}
+
+// Qwen3's cardan step at (8, 384) on the shipped hardware as `set_hw` changes it.
+Built cardan_on(DataflowOptions o, const std::function<void(HardwareConfig&)>& set_hw) {
+  DataflowRegistry registry;
+  register_builtin(registry);
+  Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, o, {}};
+  set_hw(b.hw);
+  const Dataflow& df = registry.find("cardan");
+  b.rep = df.representation(8, 384, 256);
+  b.decode = build_decode_step(b.model, b.model.deployment, b.rep, b.hw, b.options, df.routed);
+  return b;
+}
+
+// The same with the cross-core exchanges carried by `engine` (core.dma.exchange_engine).
+Built cardan_with_exchanges_on(DmaConfig::ExchangeEngine engine, DataflowOptions o) {
+  return cardan_on(o, [engine](HardwareConfig& hw) { hw.dma.exchange_engine = engine; });
 }
 
 const Op& op_named(const ScheduleGraph& g, const std::string& name) {
@@ -158,14 +176,8 @@ std::vector<std::uint16_t> exchange_queues_of_core0(const ScheduleGraph& g) {
 TEST(ShardingStructure, ExchangesRotateOverTheCoresLastQueuesOrTakeAnyWithNoneReserved) {
   // Qwen3 cardan at one token, core 0, layer 0: the router's score exchange, then gate and up partial rows for 8
   // experts (16), then the block's partial output to core 0 is core 1's: 17 transfers.
-  DataflowRegistry registry;
-  register_builtin(registry);
-  auto queues_with = [&](std::uint32_t n) {
-    Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, per_expert_exchanges(), {}};
-    b.hw.dma.exchange_queues = n;
-    const Dataflow& df = registry.find("cardan");
-    b.rep = df.representation(8, 384, 256);
-    b.decode = build_decode_step(b.model, b.model.deployment, b.rep, b.hw, b.options, df.routed);
+  auto queues_with = [](std::uint32_t n) {
+    Built b = cardan_on(per_expert_exchanges(), [n](HardwareConfig& hw) { hw.dma.exchange_queues = n; });
     return exchange_queues_of_core0(b.decode.graph);
   };
   std::vector<std::uint16_t> one = queues_with(1);
@@ -194,20 +206,10 @@ std::size_t gpsimd_position(const ScheduleGraph& g, const std::string& name) {
 }
 
 TEST(ShardingStructure, ExchangesOnGpSimdsDmaRunInGpSimdsStreamOneExpertBehindTheGathers) {
-  DataflowRegistry registry;
-  register_builtin(registry);
-  auto build = [&](DmaConfig::ExchangeEngine engine) {
-    DataflowOptions o = one_layer();
-    o.batch_gathers = false;  // one gather per expert and projection: e<N>.gate.gather, e<N>.up.gather
-    Built b{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, o, {}};
-    b.hw.dma.exchange_engine = engine;
-    const Dataflow& df = registry.find("cardan");
-    b.rep = df.representation(8, 384, 256);
-    b.decode = build_decode_step(b.model, b.model.deployment, b.rep, b.hw, b.options, df.routed);
-    return b;
-  };
-  Built on_dma = build(DmaConfig::ExchangeEngine::dma);
-  Built on_gpsimd = build(DmaConfig::ExchangeEngine::gpsimd_dma);
+  DataflowOptions o = one_layer();
+  o.batch_gathers = false;  // one gather per expert and projection: e<N>.gate.gather, e<N>.up.gather
+  Built on_dma = cardan_with_exchanges_on(DmaConfig::ExchangeEngine::dma, o);
+  Built on_gpsimd = cardan_with_exchanges_on(DmaConfig::ExchangeEngine::gpsimd_dma, o);
   // The same 17 exchanges of core 0 in layer 0 (router scores, 8 experts x gate and up), none on a DMA queue.
   EXPECT_EQ(exchange_queues_of_core0(on_dma.decode.graph).size(), 17u);
   EXPECT_TRUE(exchange_queues_of_core0(on_gpsimd.decode.graph).empty());
@@ -258,13 +260,7 @@ TEST(ShardingStructure, ASendrecvOnTheSharedDmaWaitsForBothCoresSides) {
     EXPECT_GE(from_core(g, send, "L0.c0."), 1u);
     EXPECT_GE(from_core(g, send, "L0.c1."), 1u);
   }
-  Built gp{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, per_expert_exchanges(), {}};
-  gp.hw.dma.exchange_engine = DmaConfig::ExchangeEngine::gpsimd_dma;
-  DataflowRegistry registry;
-  register_builtin(registry);
-  const Dataflow& df = registry.find("cardan");
-  gp.rep = df.representation(8, 384, 256);
-  gp.decode = build_decode_step(gp.model, gp.model.deployment, gp.rep, gp.hw, gp.options, df.routed);
+  Built gp = cardan_with_exchanges_on(DmaConfig::ExchangeEngine::gpsimd_dma, per_expert_exchanges());
   OpId send = find_named(gp.decode.graph, "L0.c0.e0.gate.to_core1");
   ASSERT_NE(send, kNoOp);
   EXPECT_EQ(from_core(gp.decode.graph, send, "L0.c1."), 0u);
@@ -332,15 +328,7 @@ TEST(ShardingStructure, BatchedGathersExchangeAGroupsPartialsInOneSendrecv) {
   EXPECT_FALSE(waits_for(g, x, find_named(g, "L0.c0.e4.gate.lr_mm[1]")));
   // On GpSimd's DMA the group's send goes into GpSimd's stream one group behind: after the next group's gathers,
   // and the last group's after it.
-  Built behind{shipped_model("qwen3-30b-a3b"), shipped_hw(), {}, one_layer(), {}};
-  behind.hw.dma.exchange_engine = DmaConfig::ExchangeEngine::gpsimd_dma;
-  {
-    DataflowRegistry registry;
-    register_builtin(registry);
-    const Dataflow& df = registry.find("cardan");
-    behind.rep = df.representation(8, 384, 256);
-    behind.decode = build_decode_step(behind.model, behind.model.deployment, behind.rep, behind.hw, behind.options, df.routed);
-  }
+  Built behind = cardan_with_exchanges_on(DmaConfig::ExchangeEngine::gpsimd_dma, one_layer());
   const ScheduleGraph& b = behind.decode.graph;
   EXPECT_EQ(op_named(b, "L0.c0.g0.gate_up.to_core1").kind, OpKind::sendrecv);
   EXPECT_GT(gpsimd_position(b, "L0.c0.g0.gate_up.to_core1"), gpsimd_position(b, "L0.c0.g1.up.gather"));
