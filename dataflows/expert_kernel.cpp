@@ -160,14 +160,16 @@ void exchange_partials(DecodeContext& ctx, std::vector<std::vector<GateUpTiles>>
     if (ctx.options.fused_gate_up_exchange && !tiles[0][s].gate.empty()) {
       // One sendrecv of both partials: [128 of I, 2 x I/128 x T] FP32, the gate and up sums after it.
       std::vector<std::vector<OpId>> sent(cores, std::vector<OpId>(cores, kNoOp));
+      std::vector<Deps> side(cores);  // a core's side of the exchange: its gate and up partials
+      for (std::uint32_t c = 0; c < cores; ++c) {
+        side[c] = tiles[c][s].gate;
+        side[c].insert(side[c].end(), tiles[c][s].up.begin(), tiles[c][s].up.end());
+      }
       for (std::uint32_t c = 0; c < cores; ++c)
         for (std::uint32_t o = 0; o < cores; ++o) {
           if (o == c) continue;
-          Deps d = tiles[c][s].gate, peer = tiles[o][s].gate;
-          d.insert(d.end(), tiles[c][s].up.begin(), tiles[c][s].up.end());
-          peer.insert(peer.end(), tiles[o][s].up.begin(), tiles[o][s].up.end());
-          sent[c][o] = ctx.exchange(c, std::uint64_t(cols) * T * 4 * 2, std::min<std::uint32_t>(128, cols), o, d, peer,
-                                    "gate_up", label(c, idx(name + ".gate_up.to_core" + std::to_string(o), s)));
+          sent[c][o] = ctx.exchange(c, std::uint64_t(cols) * T * 4 * 2, std::min<std::uint32_t>(128, cols), o, side[c],
+                                    side[o], "gate_up", label(c, idx(name + ".gate_up.to_core" + std::to_string(o), s)));
         }
       for (std::uint32_t c = 0; c < cores; ++c)
         for (bool gate : {true, false}) add_partials(c, gate, sent);

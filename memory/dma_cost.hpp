@@ -1,10 +1,10 @@
 // DMA transfer arithmetic (docs/hardware-model.md DMA). A transfer costs its issue (fixed_ns: descriptor
-// setup, synchronisation and semaphore-to-start, DMA-BW; plus the link latency across cores; plus the
+// setup, synchronisation and semaphore-to-start, DMA-BW; plus two link crossings across cores; plus the
 // hardware-DGE instruction, ~600 ns on NC-v3, on its queue, ARCH-v3/DGE), then
 //   max(bytes / its bandwidth share, descriptors x descriptor_ns / DMA engines it uses).
 // A transfer of P partitions runs on ceil(P / (partitions / engines)) engines (DMA: each engine serves 8
 // partitions; a 4-partition transfer ran on one engine), which cap its byte rate. Descriptors are one per
-// contiguous run of each partition (sim/core/dma_descriptors.hpp). The descriptor time holds the queue and the
+// contiguous run of each partition; the issue cost is dma_fixed_ps (both in sim/core/dma_descriptors.hpp). The descriptor time holds the queue and the
 // engines but moves no bytes: it takes no HBM or link bandwidth from other transfers (DMA-BW: small transfers are
 // limited by the DMA packet rate, not by HBM bandwidth).
 #pragma once
@@ -28,9 +28,5 @@ struct DmaPlan {
 DmaPlan plan_dma(const Op& op, const HardwareConfig& hw);
 // ceil(partitions / (sbuf partitions / DMA engines)), between 1 and the core's DMA engines.
 std::uint32_t dma_engines_used(const Op& op, const HardwareConfig& hw);
-// fixed_ns, plus the link latency for a cross-core transfer, plus hwdge_ns for a hardware-DGE transfer.
-Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw);
-bool touches_hbm(const Op& op);
-bool crosses_cores(const Op& op);
 
 }  // namespace stasim::cost

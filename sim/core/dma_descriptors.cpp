@@ -4,6 +4,14 @@
 
 namespace stasim {
 
+bool touches_hbm(const Op& op) { return op.src == Location::hbm || op.dst == Location::hbm; }
+bool crosses_cores(const Op& op) { return op.src == Location::peer || op.dst == Location::peer; }
+
+Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw) {
+  return ps_from_ns(hw.dma.fixed_ns + (crosses_cores(op) ? 2 * hw.link.latency_ns : 0.0) +
+                    (op.dge == DgeMode::hwdge ? hw.dma.hwdge_ns : 0.0));
+}
+
 std::uint64_t bytes_per_partition(const Op& op) {
   const std::uint64_t partitions = std::max<std::uint32_t>(op.partitions, 1);
   return (op.bytes + partitions - 1) / partitions;

@@ -6,6 +6,7 @@
 #include "engines/cost_model.hpp"
 #include "memory/dma_cost.hpp"
 #include "memory/sbuf_occupancy.hpp"
+#include "sim/core/dma_descriptors.hpp"
 #include "sim/kernel/accelerator_module.hpp"
 #include "sim/kernel/critical_path.hpp"
 #include "sim/kernel/result_summary.hpp"
@@ -39,8 +40,8 @@ void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGra
     if (o.engine == Engine::dma) {
       // An explicit duration occupies the queue and no bandwidth.
       RunDma d;
-      d.uses_hbm = cost::touches_hbm(o);
-      d.crosses_cores = cost::crosses_cores(o);
+      d.uses_hbm = touches_hbm(o);
+      d.crosses_cores = crosses_cores(o);
       if (o.duration_ps >= 0) {
         r.duration_ps = o.duration_ps;
       } else {

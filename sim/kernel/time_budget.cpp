@@ -48,7 +48,7 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
       // In double: a hostile shape can take more descriptors than int64 picoseconds can time.
       const double descriptor_ps = static_cast<double>(descriptor_count(op)) * hw.dma.descriptor_ns * 1000.0 /
                                    cost::dma_engines_used(op, hw);
-      ps = static_cast<double>(cost::dma_fixed_ps(op, hw)) +
+      ps = static_cast<double>(dma_fixed_ps(op, hw)) +
            std::max(static_cast<double>(op.bytes) / slowest.bytes_per_ns * 1000.0, descriptor_ps);
     } else {
       ps = cost::op_duration_exact_ps(op, hw, true);

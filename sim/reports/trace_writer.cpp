@@ -1,5 +1,6 @@
 #include "sim/reports/trace_writer.hpp"
 
+#include "sim/core/dma_descriptors.hpp"
 #include "sim/kernel/buffer_lifetimes.hpp"
 #include "sim/reports/op_facts.hpp"
 
@@ -19,12 +20,11 @@ using nlohmann::json;
 // Trace-event timestamps are microseconds; picoseconds / 1e6 keeps every simulated picosecond.
 double ts_us(Picoseconds ps) { return static_cast<double>(ps) / 1e6; }
 
-// The DMA model's fixed phase before bytes move (memory/dma_cost.cpp: fixed_ns, plus the link latency for a
-// transfer to or from another core); the sim core sits below memory/, so the one-line formula is repeated here.
-Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw) {
-  if (op.duration_ps >= 0) return op.duration_ps;
-  bool peer = op.src == Location::peer || op.dst == Location::peer;
-  return ps_from_ns(hw.dma.fixed_ns + (peer ? hw.link.latency_ns : 0.0));
+// When a transfer's bytes start to move: after its issue cost (sim/core/dma_descriptors.hpp), or at its end when
+// it has an explicit duration (which occupies the queue and no bandwidth).
+Picoseconds dma_issue_end_ps(const Op& op, const HardwareConfig& hw, const OpTiming& t) {
+  if (op.duration_ps >= 0) return t.end_ps;
+  return std::min(t.start_ps + dma_fixed_ps(op, hw), t.end_ps);
 }
 
 json metadata(const char* what, int pid, int tid, const std::string& name) {
@@ -184,8 +184,8 @@ void append_trace(json& doc, const ScheduleGraph& graph, const SimResult& r, con
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& op = graph.op(v);
     if (op.engine != Engine::dma || op.bytes == 0) continue;
-    if (op.src != Location::hbm && op.dst != Location::hbm) continue;
-    Picoseconds data_start = std::min(r.ops[v].start_ps + dma_fixed_ps(op, hw), r.ops[v].end_ps);
+    if (!touches_hbm(op)) continue;
+    Picoseconds data_start = dma_issue_end_ps(op, hw, r.ops[v]);
     Picoseconds data_ps = r.ops[v].end_ps - data_start;
     if (data_ps <= 0) continue;
     double bytes_per_ns = static_cast<double>(op.bytes) * 1000.0 / static_cast<double>(data_ps);

@@ -121,6 +121,29 @@ TEST(TraceWriter, HbmAndPsumCountersFollowTheTimings) {
   EXPECT_DOUBLE_EQ(psum[1].second, 0.0);
 }
 
+// The counter's data phase starts where the DMA model's does (sim/core/dma_descriptors.hpp dma_fixed_ps): a
+// hardware-DGE load pays its DGE instruction before its bytes move, so its bandwidth starts after both.
+TEST(TraceWriter, HbmCounterOfAHardwareDgeLoadStartsAfterItsDgeInstruction) {
+  LoadedSchedule s = read_schedule(parse_yaml_text(R"(
+ops:
+  - {name: load, engine: dma, bytes: 100000, src: hbm, dst: sbuf, dge: hwdge}
+)", "hwdge.yaml"), "hwdge.yaml");
+  HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml",
+                                    {"core.dma.fixed_ns=1300", "core.dma.hwdge_ns=600"});
+  SimResult r;
+  r.ops = {{0, 2900000, kNoOp, BoundKind::start}};
+  summarize_activity(s.graph, hw, r);
+  std::vector<std::pair<double, double>> hbm;
+  for (const auto& e : events_where(trace_json(s.graph, r, hw), "C"))
+    if (e["name"] == "HBM bandwidth in use (GB/s)") hbm.emplace_back(e["ts"], e["args"]["GB/s"]);
+  // Issue 1300 + 600 = 1900 ns; the 100000 B move in 2900 - 1900 = 1000 ns: 100 GB/s from 1.9 us to 2.9 us.
+  ASSERT_EQ(hbm.size(), 2u);
+  EXPECT_DOUBLE_EQ(hbm[0].first, 1.9);
+  EXPECT_DOUBLE_EQ(hbm[0].second, 100.0);
+  EXPECT_DOUBLE_EQ(hbm[1].first, 2.9);
+  EXPECT_DOUBLE_EQ(hbm[1].second, 0.0);
+}
+
 TEST(TraceWriter, SliceArgsCarryTheOpsFacts) {
   Fixture f;
   nlohmann::json doc = trace_json(f.schedule.graph, f.result, f.hw);
