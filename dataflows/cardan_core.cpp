@@ -124,10 +124,10 @@ void CardanCore::load_private(std::uint32_t e) {
     // contiguous.
     if (vq_)
       idx_load_[e][p] = private_ring_->load(j_bytes(), std::min<std::uint32_t>(128, std::max<std::uint32_t>(shape_.blocks, 1)), 0,
-                                            start, "gather", label(core_, pn + ".load_J"), ctx_.routed_dge());
+                                            start, "gather", label(core_, pn + ".load_J"), ctx_.private_dge());
     if (lr_ && r_ > 0)
       coef_load_[e][p] = private_ring_->load(c_bytes(), std::min<std::uint32_t>(128, r_), 0, start, "lr",
-                                             label(core_, pn + ".load_C"), ctx_.routed_dge());
+                                             label(core_, pn + ".load_C"), ctx_.private_dge());
   }
 }
 

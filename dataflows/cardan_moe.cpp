@@ -67,11 +67,13 @@ void run_lane(const std::vector<CardanCore*>& lane, std::vector<CardanCore>& cor
   } else {
     for (std::uint32_t e = 0; e < experts; ++e) groups.push_back({e, 1});
   }
-  // The routed loads. With hardware DGE all of them right after routing, every expert's J_e and C_e, then every
-  // expert's W_down: the DMA queues issue them as soon as the addresses are known. With software DGE their
-  // descriptors are GpSimd work, which the scheduler interleaves with the gathers as a kernel that prefetches one
-  // iteration ahead: a group's J_e and C_e one group ahead of its gathers (the next group's before this group's
-  // gathers), its W_down right after them.
+  // The routed loads. By default all of them right after routing, every expert's J_e and C_e, then every expert's
+  // W_down: the DMA queues issue them as soon as the addresses are known, W_down's descriptors from the hardware
+  // DGE, J_e's and C_e's from GpSimd (DecodeContext::private_dge), whose queue holds them ahead of the first
+  // gather. When W_down's descriptors are GpSimd work too (--routed-swdge, a core without hardware DGE) the
+  // scheduler interleaves the loads with the gathers as a kernel that prefetches one iteration ahead: a group's
+  // J_e and C_e one group ahead of its gathers (the next group's before this group's gathers), its W_down right
+  // after them.
   const bool interleave = lead.interleaves_loads();
   auto load_private = [&](std::size_t g) {
     if (!interleave || g >= groups.size()) return;

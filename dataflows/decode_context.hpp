@@ -60,6 +60,8 @@ struct DecodeContext {
   DgeMode routed_dge() const {
     return options.routed_swdge || hw.dma.hwdge_instances == 0 ? DgeMode::swdge : DgeMode::hwdge;
   }
+  // The descriptor mode of the hybrid's private loads (J_e, C_e): see DataflowOptions::private_hwdge.
+  DgeMode private_dge() const { return options.private_hwdge ? routed_dge() : DgeMode::swdge; }
   // The DMA queue of core `core`'s next cross-core exchange (nki.isa.sendrecv): by default its last queue, one
   // pipe of its own, so an exchange never waits in a queue behind weight loads issued ahead of it, nor holds them
   // up, and exchanges go one after another. core.dma.exchange_queues = n rotates them over the core's last n

@@ -1,7 +1,7 @@
 // The options of a decode request that `run`, `compare` and `sweep` share, defined once so they mean the same
 // on every command: --tp/--lnc/--context (the deployment), --routes/--routing-seed (the batch's routing), the
 // CARDAN switches (--no-reuse, --no-batch-gathers, --no-group-exchange, --no-joint-psum, --no-overlap), --all-experts,
-// --routed-swdge, --fuse-projections, --fused-gate-up-loads, --fused-gate-up-exchange and --set.
+// --routed-swdge, --private-hwdge, --fuse-projections, --fused-gate-up-loads, --fused-gate-up-exchange and --set.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -123,6 +123,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.options.fuse_projections = req.fuse_projections;
   run.options.all_experts = req.all_experts;
   run.options.routed_swdge = req.routed_swdge;
+  run.options.private_hwdge = req.private_hwdge;
   run.options.fused_gate_up_loads = req.fused_gate_up_loads;
   run.options.fused_gate_up_exchange = req.fused_gate_up_exchange;
   if (req.fused_gate_up_exchange) {

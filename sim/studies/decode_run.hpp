@@ -31,6 +31,7 @@ struct RunRequest {
   bool fuse_projections = false;      // router + shared-expert gate/up (and dense layers' gate/up) as one projection
   bool all_experts = false;           // every expert once over all tokens (nki-library all_expert_impl), never automatic
   bool routed_swdge = false;          // routed experts' loads: descriptors by GpSimd (software DGE), not hardware DGE
+  bool private_hwdge = false;         // the hybrid's J_e and C_e loads: descriptors by the hardware DGE, not GpSimd
   bool fused_gate_up_loads = false;   // dense experts' gate/up loaded as one fused view (runs of 2 x I)
   bool fused_gate_up_exchange = false;  // an expert's partial gate and up rows in one sendrecv (H split), not two
 };

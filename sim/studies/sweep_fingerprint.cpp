@@ -22,6 +22,7 @@ nlohmann::json request_setup(const RunRequest& r) {
   // Written only when on, so the fingerprints of sweeps from before the switch existed stay valid.
   if (r.fused_gate_up_exchange) setup["fused_gate_up_exchange"] = true;
   if (r.no_group_exchange) setup["group_exchange"] = false;
+  if (r.private_hwdge) setup["private_hwdge"] = true;
   return setup;
 }
 

@@ -59,13 +59,14 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // + 1 step-time ratio + the attention share = 20 targets.
   ASSERT_EQ(by_id.size(), 20u);
   for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "ablation.hybrid_only.reduction_vs_dense",
-                         "ablation.reuse.reduction_vs_previous", "ablation.batching.reduction_vs_previous",
-                         "profile6.tensor_active_us[hybrid_only]",
+                         "ablation.batching.reduction_vs_previous", "profile6.tensor_active_us[hybrid_only]",
                          "profile6.dma_active_us[hybrid_only]", "profile6.dma_active_us[reuse]",
                          "profile6.gpsimd_instructions[reuse]", "profile6.gpsimd_instructions[reuse_and_batching]",
                          "profile6.gpsimd_active_us[reuse]", "profile6.gpsimd_active_us[reuse_and_batching]",
-                         "profile6.gpsimd_active_us_by_rate[d4_r256]", "profile6.hbm_read_change[d8_r384_vs_d4_r256]",
-                         "profile6.hbm_read_change[d2_r0_vs_d8_r384]", "attention_share.dense"}) {
+                         "profile6.gpsimd_active_us_by_rate[d4_r256]", "profile6.gpsimd_active_us_by_rate[d8_r384]",
+                         "profile6.gpsimd_active_us_by_rate[d2_r0]", "profile6.hbm_read_change[d8_r384_vs_d4_r256]",
+                         "profile6.hbm_read_change[d2_r0_vs_d8_r384]", "profile6.step_time_ratio[d2_r0_vs_d8_r384]",
+                         "attention_share.dense"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_TRUE(by_id[id]["pass"].get<bool>()) << id << ": " << by_id[id].dump();
   }
@@ -76,14 +77,16 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // Gather batching lowers TPOT, as measured (4.3%): a gather group's experts send their partial rows in one
   // exchange instead of two per expert, and GpSimd starts one call and one widening per four experts.
   EXPECT_GT(by_id["ablation.batching.reduction_vs_previous"]["predicted"].get<double>(), 0);
-  // Without reuse every expert recomputes z and T: over six layers at (4, 256) reuse saves 573.5 - 393.8 = 179.7 us
-  // of TensorE time against 632 - 562 = 70 published. With the documented background LoadStationary the rounds
-  // of z matmuls cost their issue alone, so the reuse step (4.6%) is within tolerance of 4.9%, but TensorE time
-  // with reuse is 30% under the profile's (README known gaps).
+  // GpSimd time at the three equal-rate points, within 10% since the private loads' descriptors are GpSimd work
+  // (software DGE, the same ~28.3 MB of J_e and C_e per core and six layers at every point) outside the
+  // instruction counts: per index the fit now charges 1.47 + 1 (word) + 1 (widening) = 3.5 cycles, within 2x of
+  // the ~1.8 cycles per element the measured times give (README "Known gaps"), no longer 4.5x.
+  EXPECT_LT(by_id["profile6.gpsimd_active_us_by_rate[d2_r0]"]["predicted"].get<double>(), 603 * 1.1);
+  // Without reuse every expert recomputes z and T: over six layers at (4, 256) reuse saves 572.2 - 385.3 = 186.9
+  // us of TensorE time against 632 - 562 = 70 published, so the reuse step overshoots (9.2% against 4.9%) and
+  // TensorE time with reuse is 31% under the profile's (README known gaps).
   EXPECT_LT(by_id["profile6.tensor_active_us[reuse]"]["predicted"].get<double>(), 562 * 0.9);
-  for (const char* id : {"profile6.step_time_ratio[d2_r0_vs_d8_r384]",
-                         "profile6.tensor_active_us[reuse]", "profile6.gpsimd_active_us_by_rate[d8_r384]",
-                         "profile6.gpsimd_active_us_by_rate[d2_r0]"}) {
+  for (const char* id : {"ablation.reuse.reduction_vs_previous", "profile6.tensor_active_us[reuse]"}) {
     ASSERT_TRUE(by_id.count(id)) << id;
     EXPECT_FALSE(by_id[id]["pass"].get<bool>()) << id << " now passes: update the Fidelity table and this test";
   }
@@ -97,7 +100,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // rank at every (d, r)): 1267.6 / 1216.9 - 1 = +4.17% (0.042 published) and 1116.0 / 1267.6 - 1 = -11.96% (-0.12).
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d8_r384_vs_d4_r256]"]["predicted"].get<double>(), 1267605504.0 / 1216880640 - 1, 1e-4);
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d2_r0_vs_d8_r384]"]["predicted"].get<double>(), 1116020736.0 / 1267605504 - 1, 1e-4);
-  EXPECT_EQ(doc["passed"].get<int>(), 16);
+  EXPECT_EQ(doc["passed"].get<int>(), 18);
 
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
   // published); attention is 3.03% of Qwen3's decoder weights; the critical engines are right (at (8, 384) DMA
@@ -115,7 +118,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   EXPECT_EQ(facts["fact.critical_engine"]["checks"][1]["model"].get<std::string>(), "gpsimd");
   EXPECT_TRUE(facts["fact.mechanism_directions"]["holds"].get<bool>());
   EXPECT_TRUE(facts["fact.mechanism_directions"]["checks"][0]["holds"].get<bool>());
-  // 384 / 96 = 4, inside [3.2, 4.8]; GpSimd time 524.3 < 605.5 us.
+  // 384 / 96 = 4, inside [3.2, 4.8]; GpSimd time 522.8 < 610.1 us.
   EXPECT_EQ(facts["fact.mechanism_directions"]["checks"][1]["model"].get<std::string>(), "4");
   EXPECT_TRUE(facts["fact.mechanism_directions"]["checks"][2]["holds"].get<bool>());
 }
@@ -125,7 +128,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
 TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
   Outcome o = run_stasim("validate --quiet");
   EXPECT_EQ(o.code, 1) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("check failed: 4 of 20 targets out of tolerance, 0 of 4 checked facts do not hold"));
+  EXPECT_THAT(o.text, HasSubstr("check failed: 2 of 20 targets out of tolerance, 0 of 4 checked facts do not hold"));
   o = run_stasim("validate --quiet --report-only");
   EXPECT_EQ(o.code, 0) << o.text;
 }

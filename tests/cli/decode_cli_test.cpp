@@ -41,7 +41,8 @@ TEST(DecodeCli, CriticalPathNamesItsDmaQueuesAndTheyAddUpToItsDmaTime) {
   std::string longest_queue;
   for (const auto& [queue, us] : queues.items()) {
     sum += us.get<double>();
-    if (us.get<double>() > longest) {
+    // Ties go to the later name: the line sorts (figure, name) from the largest down.
+    if (us.get<double>() > longest || (us.get<double>() == longest && queue > longest_queue)) {
       longest = us.get<double>();
       longest_queue = queue;
     }

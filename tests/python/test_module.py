@@ -52,8 +52,15 @@ class RunTest(unittest.TestCase):
         self.assertEqual(fused["tpot_us"], out["tpot_us"])
         every = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", all_experts=True)
         self.assertEqual(every["experts"]["mode"], "all")
+        # Software DGE is GpSimd time (no GpSimd instruction of its own): dense has none without it.
         sw = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", routed_swdge=True)
-        self.assertGreater(sw["engines"]["gpsimd"]["instructions"], 0)
+        self.assertGreater(sw["engines"]["gpsimd"]["active_us"], 0)
+        self.assertEqual(apart["engines"]["gpsimd"]["active_us"], 0)
+        # The hybrid's private loads on the hardware DGE take that time off GpSimd, as `--private-hwdge`.
+        private_sw = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf")
+        private_hw = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", private_hwdge=True)
+        self.assertLess(private_hw["engines"]["gpsimd"]["active_us"], private_sw["engines"]["gpsimd"]["active_us"])
+        self.assertEqual(private_hw["engines"]["gpsimd"]["instructions"], private_sw["engines"]["gpsimd"]["instructions"])
         rows = stasim.sweep(dataflows=["dense"], layers=1, fused_gate_up_loads=True)
         self.assertEqual(rows[0]["tpot_us"], fused["tpot_us"])
 

@@ -94,10 +94,12 @@ TEST(BatchedDecodeStructure, DenseLoadsEveryRouteItsOwnExpertWeights) {
 TEST(BatchedDecodeStructure, CardanSharesAnExpertBetweenTheTokensOfACore) {
   Built b = build_batch("cardan", 4, one_layer());
   const ScheduleGraph& g = b.decode.graph;
-  // J and C once per distinct expert of the core: 12 on core 0, 16 on core 1, per projection.
-  EXPECT_EQ(count_ops(g, ".load_J", "L0.c0."), 12u * 2u);
-  EXPECT_EQ(count_ops(g, ".load_C", "L0.c0."), 12u * 2u);
-  EXPECT_EQ(count_ops(g, ".load_J", "L0.c1."), 16u * 2u);
+  // J and C once per distinct expert of the core: 12 on core 0, 16 on core 1, per projection; each load is a
+  // software-DGE transfer with its GpSimd descriptor op (".load_J.dge"), so two ops per load carry the name.
+  EXPECT_EQ(count_ops(g, ".load_J.dge", "L0.c0."), 12u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_J", "L0.c0."), 2u * 12u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_C.dge", "L0.c0."), 12u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_J.dge", "L0.c1."), 16u * 2u);
   // Expert 4 (group 4 of core 0) serves tokens 0 and 1: its matmuls carry T_e = 2, its down too.
   const Op* vq = find_op(g, "L0.c0.e4.gate.vq_sum[0]");
   ASSERT_NE(vq, nullptr);

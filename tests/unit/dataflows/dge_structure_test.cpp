@@ -1,6 +1,7 @@
-// Who writes each DMA's descriptors: the routed experts' loads (addresses from the router's indices in SBUF)
-// use the hardware DGE where the core has one (trn2/trn3) and GpSimd's software DGE otherwise (trn1) or when
-// asked (--routed-swdge); every static load (attention, router, B/D, KV cache) keeps host-written descriptors.
+// Who writes each DMA's descriptors: the routed experts' weight loads (addresses from the router's indices in
+// SBUF) use the hardware DGE where the core has one (trn2/trn3) and GpSimd's software DGE otherwise (trn1) or when
+// asked (--routed-swdge); the hybrid's private loads (J_e, C_e) use GpSimd's software DGE unless asked otherwise
+// (--private-hwdge); every static load (attention, router, B/D, KV cache) keeps host-written descriptors.
 #include <algorithm>
 
 #include "decode_fixture.hpp"
@@ -46,19 +47,41 @@ Modes modes(const ScheduleGraph& g) {
   return m;
 }
 
-TEST(DgeStructure, RoutedLoadsUseTheHardwareDgeAndStaticLoadsHostDescriptors) {
+TEST(DgeStructure, PrivateLoadsUseSoftwareDgeWDownTheHardwareDgeAndStaticLoadsHostDescriptors) {
   Built b = build_on("trn3", "qwen3-30b-a3b", "cardan", {});
   const ScheduleGraph& g = b.decode.graph;
   Modes m = modes(g);
-  // Per core, 8 experts: J and C of gate and up (4) and 192 / 128 -> 2 down tiles = 6 routed loads; 2 cores.
-  EXPECT_EQ(m.routed_hw, 2u * 8u * 6u);
-  EXPECT_EQ(m.routed_sw, 0u);
+  // Per core, 8 experts: J and C of gate and up (4 private loads, software DGE) and 192 / 128 -> 2 down tiles
+  // (hardware DGE); 2 cores.
+  EXPECT_EQ(m.routed_sw, 2u * 8u * 4u);
+  EXPECT_EQ(m.routed_hw, 2u * 8u * 2u);
   EXPECT_EQ(m.routed_static, 0u);
   EXPECT_EQ(m.dynamic_other, 0u);  // attention, KV cache, router, B and D: host descriptors
   EXPECT_GT(m.static_other, 0u);
-  EXPECT_EQ(m.descriptors, 0u);  // no GpSimd descriptor work
+  EXPECT_EQ(m.descriptors, m.routed_sw);  // one GpSimd descriptor op per private load
   EXPECT_EQ(g.op(find_named(g, "L0.c0.gate.load_D")).dge, DgeMode::static_);
-  EXPECT_EQ(g.op(find_named(g, "L0.c0.e3.up.load_J")).dge, DgeMode::hwdge);
+  EXPECT_EQ(g.op(find_named(g, "L0.c0.e3.up.load_J")).dge, DgeMode::swdge);
+  EXPECT_EQ(g.op(find_named(g, "L0.c0.e3.up.load_C")).dge, DgeMode::swdge);
+  EXPECT_EQ(g.op(find_named(g, "L0.c0.e3.load_down[1]")).dge, DgeMode::hwdge);
+  OpId gen = find_named(g, "L0.c0.e3.up.load_J.dge");
+  ASSERT_NE(gen, kNoOp);
+  EXPECT_EQ(g.op(gen).engine, Engine::gpsimd);
+  EXPECT_EQ(preds(g, find_named(g, "L0.c0.e3.up.load_J")), std::vector<OpId>{gen});
+}
+
+TEST(DgeStructure, PrivateHardwareDgeOnRequestLeavesGpSimdNoDescriptorWork) {
+  DataflowOptions o;
+  o.private_hwdge = true;
+  Built b = build_on("trn3", "qwen3-30b-a3b", "cardan", o);
+  Modes m = modes(b.decode.graph);
+  // Every routed load on the hardware DGE: 6 per expert (J, C of gate and up, 2 down tiles), 8 experts, 2 cores.
+  EXPECT_EQ(m.routed_hw, 2u * 8u * 6u);
+  EXPECT_EQ(m.routed_sw, 0u);
+  EXPECT_EQ(m.descriptors, 0u);
+  // On a core without a hardware DGE the request cannot be met: GpSimd writes them (trn1).
+  Built trn1 = build_on("trn1", "qwen3-30b-a3b", "cardan", o);
+  ASSERT_EQ(trn1.hw.dma.hwdge_instances, 0u);
+  EXPECT_EQ(modes(trn1.decode.graph).routed_hw, 0u);
 }
 
 TEST(DgeStructure, DenseExpertWeightsAreDynamicToo) {
@@ -131,10 +154,10 @@ TEST(DgeStructure, SoftwareDgeDescriptorsInterleaveWithTheGathersOneGroupAhead) 
   EXPECT_EQ(position(order, "e1.gate.gather") - e0, 2u + 2u + 4u);
 }
 
-TEST(DgeStructure, HardwareDgeIssuesEveryRoutedLoadRightAfterRouting) {
-  // With the hardware DGE nothing but the DMA queues issues the routed loads, so they all go out once the
-  // addresses are known: the last expert's J/C and W_down are in the graph (program order) before the first
-  // gather, and GpSimd's queue holds only the gathers (2 groups x gate and up on core 0).
+TEST(DgeStructure, EveryRoutedLoadIsIssuedRightAfterRoutingWhenWDownHasTheHardwareDge) {
+  // The routed loads all go out once the addresses are known: the last expert's J/C and W_down are in the graph
+  // (program order) before the first gather. By default GpSimd's queue holds the private loads' descriptor ops
+  // first (8 experts x gate and up x J and C = 32 on core 0), then the gathers (2 groups x gate and up).
   Built b = build_on("trn3", "qwen3-30b-a3b", "cardan", {});
   const ScheduleGraph& g = b.decode.graph;
   OpId first_gather = find_named(g, "L0.c0.g0.gate.gather");
@@ -142,6 +165,15 @@ TEST(DgeStructure, HardwareDgeIssuesEveryRoutedLoadRightAfterRouting) {
   EXPECT_LT(find_named(g, "L0.c0.e7.up.load_C"), first_gather);
   EXPECT_LT(find_named(g, "L0.c0.e7.load_down[1]"), first_gather);
   std::vector<std::string> order = gpsimd_order(g);
+  EXPECT_EQ(order.size(), 32u + 4u);
+  EXPECT_EQ(order.front(), "e0.gate.load_J.dge");
+  EXPECT_EQ(order[31], "e7.up.load_C.dge");
+  EXPECT_EQ(order[32], "g0.gate.gather");
+  // With every private load on the hardware DGE GpSimd's queue holds only the gathers.
+  DataflowOptions o;
+  o.private_hwdge = true;
+  Built hw = build_on("trn3", "qwen3-30b-a3b", "cardan", o);
+  order = gpsimd_order(hw.decode.graph);
   EXPECT_EQ(order.size(), 4u);
   EXPECT_EQ(order.front(), "g0.gate.gather");
 }
