@@ -115,8 +115,10 @@ void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<Do
         std::uint32_t c0 = nt * 512, cols = std::min<std::uint32_t>(512, slice.i_cols - c0);
         OpId w = st.weights->load(std::uint64_t(slice.h_rows) * cols / 2, 128, 0, start, "gate_up", label(core, idx(pn + ".load", nt)),
                                   ctx.routed_dge());
+        // The scales go to their partitions with gaps (one scale row per 8 partitions of H, nki-library's
+        // selective MX kernel: a DMA with a vector offset per partition), which only software DGE generates.
         OpId s = st.scales->load(std::uint64_t(slice.h_rows / kMxBlock) * cols, 128, 0, start, "gate_up",
-                                 label(core, idx(pn + ".load_scales", nt)), ctx.routed_dge());
+                                 label(core, idx(pn + ".load_scales", nt)), DgeMode::swdge);
         std::vector<OpId> ready = mx_projection_tile(ctx, core, slice, T, c0, cols, st.hidden_mx, w, s, st, pn);
         std::vector<OpId>& dst = is_gate ? t.gate : t.up;
         dst.insert(dst.end(), ready.begin(), ready.end());

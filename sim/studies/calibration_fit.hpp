@@ -28,7 +28,7 @@ const std::vector<CalibrationParameter>& calibration_parameters();
 struct FitOptions {
   std::string base_hw = "trn3";  // the config the overlay is based on and the search starts from
   std::string down = "weight-sbuf";
-  int max_evaluations = 160;  // points simulated (two at a time)
+  int max_evaluations = 300;  // points simulated (two at a time)
   int workers = 2;
   std::vector<std::string> excluded;  // target ids left out of the objective (leave-one-out)
   // Fixed "key.path=value" overrides of the base (a structural what-if, e.g. core.dma.exchange_engine=gpsimd_dma):

@@ -92,6 +92,31 @@ TEST(DgeStructure, DenseExpertWeightsAreDynamicToo) {
   EXPECT_EQ(m.routed_static + m.routed_sw + m.dynamic_other, 0u);
 }
 
+TEST(DgeStructure, W4a8ScalesUseSoftwareDgeAndItsPackedWeightsTheHardwareDge) {
+  // nki-library's selective MX kernel places each expert's scales on partitions with gaps by a vector-offset DMA,
+  // which only software DGE generates; its packed weights are plain expert-indexed tiles.
+  Built b = build_on("trn3", "qwen3-30b-a3b", "w4a8", {});
+  const ScheduleGraph& g = b.decode.graph;
+  std::size_t scales = 0, packed = 0, generators = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const std::string& name = g.name(v);
+    const Op& op = g.op(v);
+    if (op.kind == OpKind::descriptors) ++generators;
+    if (op.kind != OpKind::transfer) continue;
+    if (name.find(".load_scales[") != std::string::npos) {
+      EXPECT_EQ(op.dge, DgeMode::swdge) << name;
+      ++scales;
+    } else if (name.find(".gate.load[") != std::string::npos || name.find(".up.load[") != std::string::npos) {
+      EXPECT_EQ(op.dge, DgeMode::hwdge) << name;
+      ++packed;
+    }
+  }
+  // Per core, 8 experts x gate and up x one 512-column tile (192 columns): 16 scale loads and 16 packed loads.
+  EXPECT_EQ(scales, 2u * 8u * 2u);
+  EXPECT_EQ(packed, 2u * 8u * 2u);
+  EXPECT_EQ(generators, scales);
+}
+
 TEST(DgeStructure, SoftwareDgeOnRequestPutsOneGpSimdDescriptorOpBeforeEachRoutedLoad) {
   DataflowOptions o;
   o.routed_swdge = true;
