@@ -91,6 +91,24 @@ TEST(DecodeCli, FusedGateUpLoadsMakeDenseFasterWithTheSameBytes) {
   EXPECT_EQ(fused["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
 }
 
+// --private-hwdge: the hybrid's J_e and C_e loads take their descriptors from the hardware DGE, so GpSimd loses
+// their descriptor work (one op per load: 2 layers x 2 cores x 8 experts x gate and up x J and C = 128 ops) but
+// no instruction (the ops count none), and nothing else moves: the same bytes.
+TEST(DecodeCli, PrivateHardwareDgeTakesTheDescriptorWorkOffGpSimd) {
+  auto step = [](const std::string& extra) {
+    const std::string path = testing::TempDir() + "private_dge.json";
+    Output o = run("run --layers 2 --quiet --down-schedule weight-sbuf --json " + path + extra);
+    EXPECT_EQ(o.code, 0) << o.text;
+    return nlohmann::json::parse(std::ifstream(path));
+  };
+  nlohmann::json sw = step(""), hw = step(" --private-hwdge");
+  EXPECT_LT(hw["engines"]["gpsimd"]["active_us"].get<double>(), sw["engines"]["gpsimd"]["active_us"].get<double>());
+  EXPECT_EQ(hw["engines"]["gpsimd"]["instructions"], sw["engines"]["gpsimd"]["instructions"]);
+  EXPECT_EQ(sw["engines"]["gpsimd"]["instructions"].get<int>(), 32);  // 2 layers x 2 cores x 2 calls x 2 projections x 2
+  EXPECT_EQ(hw["dma"]["hbm_read_bytes"], sw["dma"]["hbm_read_bytes"]);
+  EXPECT_EQ(sw["sim"]["ops"].get<int>() - hw["sim"]["ops"].get<int>(), 128);
+}
+
 // --fused-gate-up-exchange: half the per-expert partial-sum exchanges of the hybrid (16 -> 8 per core and layer;
 // --no-group-exchange, since batched gathers' groups already send their rows together), the same HBM bytes; where
 // nothing crosses between cores, a clear error (exit 2).

@@ -48,8 +48,8 @@ Step run(const std::string& args) {
 }
 
 // Fusing the projections that read the MoE block's input (router, shared expert) lowers TPOT for dense and the
-// hybrid on both models the study fused (on this calibration: DeepSeek-V2-Lite dense 5970.5 -> 5063.2 us,
-// cardan 4313.3 -> 3316.7; Nemotron dense 5312.2 -> 4303.6, cardan 5283.6 -> 4254.0).
+// hybrid on both models the study fused (on this calibration: DeepSeek-V2-Lite dense 6582.9 -> 5436.8 us,
+// cardan 4158.3 -> 3010.1; Nemotron dense 5613.9 -> 4289.2, cardan 5106.5 -> 3800.1).
 TEST(StudyDirections, ProjectionFusionLowersTpotForDenseAndHybrid) {
   for (const char* model : {"deepseek-v2-lite", "nemotron-3-nano-30b-a3b"})
     for (const char* dataflow : {"dense", "cardan"}) {
@@ -79,7 +79,7 @@ TEST(StudyDirections, VqOnlyAtTwoIsNotYetSlowerThanDense) {
 // Batched decode on OLMoE-1B-7B (seeded routing 0): both dataflows load only the activated experts, so HBM bytes
 // and DMA-active time grow with the batch for both (dense 599.4 -> 3418.0 -> 6639.3 MB, cardan 448.7 -> 1581.2 ->
 // 2537.6 MB), and the hybrid is faster than dense at batch 1, 8 and 16 with an advantage that grows with the
-// batch, as measured: 2489.0 / 1989.8 = 1.25x, 8052.3 / 4669.6 = 1.72x, 14834.5 / 7129.6 = 2.08x. Dense
+// batch, as measured: 2608.2 / 1898.0 = 1.37x, 10563.5 / 4062.9 = 2.60x, 19975.5 / 6008.2 = 3.32x. Dense
 // reads every (token, expert) route's gate and up apart in 512-byte runs (2048 x 2 runs of one projection's 256
 // columns per route and core), so its DMA descriptors grow with the routes; the hybrid's private parts are a few
 // long runs per expert.
@@ -116,9 +116,9 @@ TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
 // Measured: summing the down projections across experts in PSUM (the running sum) makes the down step alone
 // faster but Qwen3's whole decode slower, because a PSUM bank is held across the expert loop. The bank is held
 // here too (PsumPlan takes it out of the gate/up pool), but neither dataflow goes the measured way: dense's step
-// does not move (weight-psum and weight-sbuf both 7518.707 us: its MoE block waits on its descriptor-bound
+// does not move (weight-psum and weight-sbuf both 7902.271 us: its MoE block waits on its descriptor-bound
 // gate/up loads, not on the down tail), and the hybrid's falls: its tails run a gather group's experts back to
-// back, and the running sum saves each expert's PSUM-to-SBUF copy and add on that chain (5586.5 vs 6065.9 us),
+// back, and the running sum saves each expert's PSUM-to-SBUF copy and add on that chain (5528.7 vs 6013.0 us),
 // while the expert loop never waits for a bank.
 TEST(StudyDirections, PsumRunningSumDoesNotYetRaiseQwen3sTpot) {
   EXPECT_LT(run("--dataflow cardan --down-schedule weight-psum").tpot_us,
