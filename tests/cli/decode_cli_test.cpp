@@ -17,6 +17,14 @@ using stasim::test::Output;
 
 Output run(const std::string& args) { return stasim::test::run_stasim(args); }
 
+// `stasim run ARGS --quiet --json FILE`, expected to succeed; its JSON document (`file` names the scratch file).
+nlohmann::json run_json(const std::string& args, const std::string& file) {
+  const std::string path = testing::TempDir() + file;
+  Output o = run("run " + args + " --quiet --json " + path);
+  EXPECT_EQ(o.code, 0) << o.text;
+  return nlohmann::json::parse(std::ifstream(path));
+}
+
 TEST(DecodeCli, RunWorksWithNoArgumentAndPrintsTheReport) {
   Output o = run("run --layers 2");
   ASSERT_EQ(o.code, 0) << o.text;
@@ -80,12 +88,7 @@ TEST(DecodeCli, RunJsonHoldsTheDocumentedFields) {
 // --fused-gate-up-loads moves the same bytes in 16 times fewer descriptors (Qwen3 dense: 2048 -> 128 per expert
 // and core), so the dense step is faster; HBM bytes do not change.
 TEST(DecodeCli, FusedGateUpLoadsMakeDenseFasterWithTheSameBytes) {
-  auto step = [](const std::string& extra) {
-    const std::string path = testing::TempDir() + "fused.json";
-    Output o = run("run --dataflow dense --layers 2 --quiet --json " + path + extra);
-    EXPECT_EQ(o.code, 0) << o.text;
-    return nlohmann::json::parse(std::ifstream(path));
-  };
+  auto step = [](const std::string& extra) { return run_json("--dataflow dense --layers 2" + extra, "fused.json"); };
   nlohmann::json apart = step(""), fused = step(" --fused-gate-up-loads");
   EXPECT_LT(fused["tpot_us"].get<double>(), apart["tpot_us"].get<double>());
   EXPECT_EQ(fused["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
@@ -96,10 +99,7 @@ TEST(DecodeCli, FusedGateUpLoadsMakeDenseFasterWithTheSameBytes) {
 // no instruction (the ops count none), and nothing else moves: the same bytes.
 TEST(DecodeCli, PrivateHardwareDgeTakesTheDescriptorWorkOffGpSimd) {
   auto step = [](const std::string& extra) {
-    const std::string path = testing::TempDir() + "private_dge.json";
-    Output o = run("run --layers 2 --quiet --down-schedule weight-sbuf --json " + path + extra);
-    EXPECT_EQ(o.code, 0) << o.text;
-    return nlohmann::json::parse(std::ifstream(path));
+    return run_json("--layers 2 --down-schedule weight-sbuf" + extra, "private_dge.json");
   };
   nlohmann::json sw = step(""), hw = step(" --private-hwdge");
   EXPECT_LT(hw["engines"]["gpsimd"]["active_us"].get<double>(), sw["engines"]["gpsimd"]["active_us"].get<double>());
@@ -113,12 +113,7 @@ TEST(DecodeCli, PrivateHardwareDgeTakesTheDescriptorWorkOffGpSimd) {
 // --no-group-exchange, since batched gathers' groups already send their rows together), the same HBM bytes; where
 // nothing crosses between cores, a clear error (exit 2).
 TEST(DecodeCli, AFusedGateUpExchangeHalvesTheExchangesOrSaysWhyItCannot) {
-  auto step = [](const std::string& extra) {
-    const std::string path = testing::TempDir() + "fusedx.json";
-    Output o = run("run --layers 2 --quiet --json " + path + extra);
-    EXPECT_EQ(o.code, 0) << o.text;
-    return nlohmann::json::parse(std::ifstream(path));
-  };
+  auto step = [](const std::string& extra) { return run_json("--layers 2" + extra, "fusedx.json"); };
   nlohmann::json apart = step(" --no-group-exchange"), fused = step(" --no-group-exchange --fused-gate-up-exchange");
   EXPECT_LT(fused["tpot_us"].get<double>(), apart["tpot_us"].get<double>());
   EXPECT_EQ(fused["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
