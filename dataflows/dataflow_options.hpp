@@ -62,10 +62,10 @@ struct DataflowOptions {
   // SBUF): hardware DGE where the core has it (nki-library mlp_tkg loads expert weights with dge_mode.hwdge),
   // else GpSimd; `swdge` forces GpSimd (gate_up_projection_mx_shard_H's MX loads), competing with the gathers.
   bool routed_swdge = false;
-  // Who writes the descriptors of the hybrid's private loads (J_e, C_e): GpSimd's software DGE by default — the
-  // kernel leaves their DGE mode to the compiler, which takes GpSimd for them, and a profile shows the descriptor
-  // work as GpSimd-active time outside the selection instructions (docs/hardware-model.md, "Descriptor
-  // generation"); `private_hwdge` gives them to the hardware DGE instead, as W_down and the dense weights.
+  // Who writes the descriptors of the hybrid's private loads (J_e, C_e): GpSimd's software DGE by default —
+  // assumed, from the measured GpSimd times, which hold a part that moves with neither d nor gather batching
+  // outside the selection instructions (docs/hardware-model.md, "Which loads use software DGE");
+  // `private_hwdge` gives them to the hardware DGE instead, as W_down and the dense weights.
   bool private_hwdge = false;
   // Dense experts' gate and up weights loaded as one view of NxDI's per-rank [E, H, 2, I] (each partition's rows
   // in one run of 2 x I elements) instead of nki-library's two views (runs of I each, twice the descriptors): the

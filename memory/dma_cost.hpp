@@ -4,9 +4,9 @@
 //   max(bytes / its bandwidth share, descriptors x descriptor_ns / DMA engines it uses).
 // A transfer of P partitions runs on ceil(P / (partitions / engines)) engines (DMA: each engine serves 8
 // partitions; a 4-partition transfer ran on one engine), which cap its byte rate. Descriptors are one per
-// contiguous run of each partition; the issue cost is dma_fixed_ps (both in sim/core/dma_descriptors.hpp). The descriptor time holds the queue and the
-// engines but moves no bytes: it takes no HBM or link bandwidth from other transfers (DMA-BW: small transfers are
-// limited by the DMA packet rate, not by HBM bandwidth).
+// contiguous run of each partition; the issue cost is dma_fixed_ps (both in sim/core/dma_descriptors.hpp). The
+// descriptor time holds the queue and the engines but moves no bytes: it takes no HBM or link bandwidth from
+// other transfers (DMA-BW: small transfers are limited by the DMA packet rate, not by HBM bandwidth).
 #pragma once
 
 #include <cstdint>

@@ -56,6 +56,15 @@ std::vector<nlohmann::json> events_where(const nlohmann::json& doc, const std::s
   return out;
 }
 
+// A counter track's (ts, value) points: the "C" events named `name`, their value under args[`arg`].
+std::vector<std::pair<double, double>> counter(const nlohmann::json& doc, const std::string& name,
+                                               const std::string& arg) {
+  std::vector<std::pair<double, double>> out;
+  for (const auto& e : events_where(doc, "C"))
+    if (e["name"] == name) out.emplace_back(e["ts"], e["args"][arg]);
+  return out;
+}
+
 TEST(TraceWriter, TracksSlicesAndCriticalPath) {
   Fixture f;
   nlohmann::json doc = nlohmann::json::parse(trace_json(f.schedule.graph, f.result, f.hw).dump());
@@ -98,11 +107,8 @@ TEST(TraceWriter, FlowArrowsOnlyBetweenTracks) {
 TEST(TraceWriter, HbmAndPsumCountersFollowTheTimings) {
   Fixture f;
   nlohmann::json doc = trace_json(f.schedule.graph, f.result, f.hw);
-  std::vector<std::pair<double, double>> hbm, psum;
-  for (const auto& e : events_where(doc, "C")) {
-    if (e["name"] == "HBM bandwidth in use (GB/s)") hbm.emplace_back(e["ts"], e["args"]["GB/s"]);
-    if (e["name"] == "PSUM banks held") psum.emplace_back(e["ts"], e["args"]["banks"]);
-  }
+  std::vector<std::pair<double, double>> hbm = counter(doc, "HBM bandwidth in use (GB/s)", "GB/s"),
+                                        psum = counter(doc, "PSUM banks held", "banks");
   // load_a 128000 B / 1000 ns = 128 GB/s plus load_b 64000 B / 1000 ns = 64 GB/s from 1.3 us to 2.3 us; the
   // store's 1024 B move in 4400000 - 3050000 - 1300000 = 50000 ps: 20.48 GB/s from 4.35 us to 4.4 us.
   ASSERT_EQ(hbm.size(), 4u);
@@ -133,9 +139,8 @@ ops:
   SimResult r;
   r.ops = {{0, 2900000, kNoOp, BoundKind::start}};
   summarize_activity(s.graph, hw, r);
-  std::vector<std::pair<double, double>> hbm;
-  for (const auto& e : events_where(trace_json(s.graph, r, hw), "C"))
-    if (e["name"] == "HBM bandwidth in use (GB/s)") hbm.emplace_back(e["ts"], e["args"]["GB/s"]);
+  std::vector<std::pair<double, double>> hbm =
+      counter(trace_json(s.graph, r, hw), "HBM bandwidth in use (GB/s)", "GB/s");
   // Issue 1300 + 600 = 1900 ns; the 100000 B move in 2900 - 1900 = 1000 ns: 100 GB/s from 1.9 us to 2.9 us.
   ASSERT_EQ(hbm.size(), 2u);
   EXPECT_DOUBLE_EQ(hbm[0].first, 1.9);
