@@ -163,7 +163,7 @@ void CardanCore::gather(std::uint32_t first, std::uint32_t count, const std::str
     // nc_n_gather: per-partition selections, J_e stored uint8 (widened to uint32 first); T_e elements per index.
     OpId g = b_.gather(c_, static_cast<std::uint32_t>(elements), partitions,
                        static_cast<std::uint16_t>(groups_[first].tokens), 1, d, "gather",
-                       label(core_, name + "." + projections_[p].name + ".gather"));
+                       label(core_, name + "." + projections_[p].name + ".gather"), table_dtype(opt_));
     for (std::uint32_t e = first; e < first + count; ++e) {
       gathered_[e][p] = g;
       private_ring_->read_by(idx_load_[e][p], g);
@@ -197,10 +197,11 @@ ProjectionOut CardanCore::compressed_projection(std::uint32_t e, std::size_t p, 
       if (has_lr) lr_acc = plan_->open(PsumRole::lr, label(core_, idx(pn + ".lr_acc", nt)));
     }
     OpId vq_last = kNoOp, lr_last = kNoOp;
-    // Σ_b of the gathered code words: a ones vector stationary (loaded once), the gathered rows moving.
+    // Σ_b of the gathered code words: a ones vector stationary (loaded once), the gathered rows moving (in T's type).
     for (std::uint32_t bt = 0; vq_ && bt < b_tiles; ++bt)
       vq_last = b_.matmul(c_, std::min<std::uint32_t>(128, shape_.blocks - bt * 128), T, n, bt == 0, vq_acc,
-                          bt == 0 ? Deps{gathered_[e][p]} : Deps{}, "gather", label(core_, idx(pn + ".vq_sum", nt * b_tiles + bt)));
+                          bt == 0 ? Deps{gathered_[e][p]} : Deps{}, "gather", label(core_, idx(pn + ".vq_sum", nt * b_tiles + bt)),
+                          table_dtype(opt_));
     // C_eᵀ z: z [r, T] stationary per 128 rows, this core's columns of C_e moving.
     for (std::uint32_t rt = 0; has_lr && rt < r_tiles; ++rt) {
       lr_last = b_.matmul(c_, std::min<std::uint32_t>(128, r_ - rt * 128), T, n, true, lr_acc,

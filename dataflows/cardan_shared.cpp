@@ -58,7 +58,7 @@ OpId shared_table(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, 
         last = b.matmul(c, std::min<std::uint32_t>(d, 128), m, std::min<std::uint32_t>(K, kBankColumns), true, acc,
                         t == t0 ? Deps{reshaped, codebook} : Deps{}, "shared_proj", label(core, idx(name + ".T_mm", n * tokens_per_bank + t - t0)));
       drains.push_back(b.compute(Engine::vector, OpKind::tensor_copy, c, (t1 - t0) * K, m, {last}, "shared_proj",
-                                 label(core, idx(name + ".T_drain", n)), true, &acc));
+                                 label(core, idx(name + ".T_drain", n)), true, &acc, table_dtype(ctx.options)));
       ++n;
     }
   }

@@ -27,8 +27,10 @@ struct SharedShape {
 // accumulated over s.z_rows of H; the r tiles share a PSUM bank (512 / T of them per bank), drained once per bank.
 OpId shared_z(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId basis, PsumPlan& plan,
               const std::string& name);
+// The element type T is kept in (SBUF) and gathered as: BF16, or FP32 with DataflowOptions::fp32_table.
+inline Dtype table_dtype(const DataflowOptions& options) { return options.fp32_table ? Dtype::fp32 : Dtype::bf16; }
 // T [b, k, t]: per 128 blocks and token, h_blocks [d, 128 blocks] stationary and B [d, K] moving; one PSUM bank
-// holds 512 / K tokens' worth, drained (interleaved into [b, k, t]) to SBUF, where GpSimd reads it.
+// holds 512 / K tokens' worth, drained (interleaved into [b, k, t], as table_dtype) to SBUF, where GpSimd reads it.
 OpId shared_table(DecodeContext& ctx, std::uint32_t core, const SharedShape& s, OpId normed, OpId codebook,
                   PsumPlan& plan, const std::string& name);
 

@@ -75,6 +75,10 @@ struct DataflowOptions {
   // both (nki-library's gate/up projection does so when it tiles columns, use_fused_gate_up_sendrecv) instead of
   // one per projection (its selective-expert path, column tiling off): half the exchanges, twice the bytes each.
   bool fused_gate_up_exchange = false;
+  // The hybrid's code-word table T kept in FP32, its PSUM result's precision, instead of BF16: the gathered rows are
+  // then FP32 and their reduction over the blocks runs on TensorE at the FP32 rate (a quarter). Which one the
+  // study's kernel keeps is not public; BF16 by default, as B, D and C_e are (docs/hardware-model.md).
+  bool fp32_table = false;
 };
 
 }  // namespace stasim

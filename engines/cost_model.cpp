@@ -20,6 +20,13 @@ double matmul_cycles(const TensorEngineConfig& t, std::uint32_t m, std::uint32_t
   return cycles + (load_stationary ? t.load_stationary_cycles : 0.0);
 }
 
+double matmul_throttle_stretch(const TensorEngineConfig& t, std::uint32_t m, std::uint32_t n, double rate) {
+  const double floor = std::min(t.min_issue_cycles, double(m));
+  const double unthrottled = std::max(floor, double(n));
+  if (unthrottled <= 0) return 1;
+  return std::max(floor, n / rate) / unthrottled;
+}
+
 double transpose_cycles(const TensorEngineConfig& t, std::uint32_t partitions, std::uint32_t free) {
   return std::max(double(partitions), std::min(t.min_issue_cycles, double(free)));
 }

@@ -14,6 +14,11 @@ namespace stasim::cost {
 // TensorE matmul: max(min(MIN, m), n) cycles (ISA), x4 for FP32 inputs, plus a LoadStationary when the
 // stationary operand changes. k only has to fit the array (the contraction runs in parallel across rows).
 double matmul_cycles(const TensorEngineConfig& t, std::uint32_t m, std::uint32_t n, Dtype dtype, bool load_stationary);
+// How much the dI/dt throttle at `rate` (start fraction .. 1) stretches a matmul when it slows only the moving
+// stream (tensor.throttle_stretches_floor false): max(floor, n / rate) / max(floor, n), floor = min(MIN, m) —
+// 1 for a stream no longer than its floor, 1 / rate for one at least floor / rate long. The FP32 factor scales
+// floor and stream alike and cancels; a LoadStationary still paid is stretched by the same factor.
+double matmul_throttle_stretch(const TensorEngineConfig& t, std::uint32_t m, std::uint32_t n, double rate);
 // TensorE transpose of a [partitions, free] tile: max(P, min(64, F)) cycles (ISA).
 double transpose_cycles(const TensorEngineConfig& t, std::uint32_t partitions, std::uint32_t free);
 

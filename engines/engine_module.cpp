@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engines/cost_model.hpp"
 #include "sim/core/units.hpp"
 
 namespace stasim {
@@ -86,7 +87,13 @@ void EngineModule::step() {
   Picoseconds duration = state_->duration_ps(op);
   if (tensor_) duration -= hidden_load_ps(op, now);
   if (tensor_ && throttle_.enabled()) {
-    duration = round_ps(static_cast<double>(duration) / throttle_.rate_at(now));
+    const double rate = throttle_.rate_at(now);
+    const Op& o = state_->graph().op(op);
+    const TensorEngineConfig& t = state_->hw().tensor;
+    if (!t.throttle_stretches_floor && o.kind == OpKind::matmul && o.cycles < 0 && o.duration_ps < 0)
+      duration = round_ps(static_cast<double>(duration) * cost::matmul_throttle_stretch(t, o.m, o.n, rate));
+    else
+      duration = round_ps(static_cast<double>(duration) / rate);
     throttle_.busy(now, now + duration);
   }
   state_->start(queue_, now, psum_wait_);

@@ -34,6 +34,8 @@ void add_switch_options(CLI::App* sub, RunRequest& r) {
                 "the routed experts' weight loads get their descriptors from GpSimd (software DGE) instead of the hardware DGE");
   sub->add_flag("--private-hwdge", r.private_hwdge,
                 "the hybrid's J_e and C_e loads get their descriptors from the hardware DGE instead of GpSimd (software DGE)");
+  sub->add_flag("--fp32-table", r.fp32_table,
+                "keep the code-word table T in FP32 (its PSUM result) instead of BF16: FP32 gathers and a quarter-rate TensorE reduction");
   sub->add_flag("--fuse-projections", r.fuse_projections,
                 "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection");
   sub->add_flag("--fused-gate-up-loads", r.fused_gate_up_loads,

@@ -106,6 +106,7 @@ SweepSpec build_spec(const SweepOptions& o) {
   base.all_experts = base.all_experts || o.base.all_experts;
   base.routed_swdge = base.routed_swdge || o.base.routed_swdge;
   base.private_hwdge = base.private_hwdge || o.base.private_hwdge;
+  base.fp32_table = base.fp32_table || o.base.fp32_table;
   base.fused_gate_up_loads = base.fused_gate_up_loads || o.base.fused_gate_up_loads;
   base.fused_gate_up_exchange = base.fused_gate_up_exchange || o.base.fused_gate_up_exchange;
   base.fuse_projections = base.fuse_projections || o.base.fuse_projections;

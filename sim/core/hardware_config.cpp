@@ -30,7 +30,8 @@ void TensorEngineConfig::read(ConfigReader& r) {
       .required("throttle_start_fraction", throttle_start_fraction)
       .required("throttle_ramp_ns", throttle_ramp_ns)
       .required("throttle_window_ns", throttle_window_ns)
-      .required("throttle_threshold", throttle_threshold);
+      .required("throttle_threshold", throttle_threshold)
+      .optional("throttle_stretches_floor", throttle_stretches_floor);
   r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
   r.within("rows", rows, 1, kMaxCount);
   r.within("columns", columns, 1, kMaxCount);

@@ -34,6 +34,12 @@ struct TensorEngineConfig {
   double throttle_ramp_ns = 3000;
   double throttle_window_ns = 3000;
   double throttle_threshold = 0.5;
+  // Whether the throttle also stretches a matmul's issue floor (min(min_issue_cycles, m)). True (the default): a
+  // throttled instruction takes 1/rate of its whole cost, so a skinny matmul pays twice its 64-cycle floor.
+  // False (a what-if): only the moving stream (n columns) slows down, so a matmul streaming fewer columns than
+  // its floor runs at the floor; the dI/dt limit is read as a cap on array activity, which a one-column stream
+  // barely has. Nothing public says which; docs/hardware-model.md.
+  bool throttle_stretches_floor = true;
 
   void read(ConfigReader& r);
 };

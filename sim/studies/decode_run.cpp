@@ -126,6 +126,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.options.private_hwdge = req.private_hwdge;
   run.options.fused_gate_up_loads = req.fused_gate_up_loads;
   run.options.fused_gate_up_exchange = req.fused_gate_up_exchange;
+  run.options.fp32_table = req.fp32_table;  // a dataflow without a code-word table has none to keep (as --no-reuse)
   if (req.fused_gate_up_exchange) {
     // Only where partial gate and up rows cross between cores: a gated model, two or more cores per rank, and an
     // expert kernel that splits H (xla runs its experts op by op, through HBM, without exchanges).

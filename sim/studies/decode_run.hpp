@@ -34,6 +34,7 @@ struct RunRequest {
   bool private_hwdge = false;         // the hybrid's J_e and C_e loads: descriptors by the hardware DGE, not GpSimd
   bool fused_gate_up_loads = false;   // dense experts' gate/up loaded as one fused view (runs of 2 x I)
   bool fused_gate_up_exchange = false;  // an expert's partial gate and up rows in one sendrecv (H split), not two
+  bool fp32_table = false;            // the hybrid's code-word table T (and its gathered rows) in FP32, not BF16
 };
 
 struct DecodeRun {

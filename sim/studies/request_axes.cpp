@@ -26,6 +26,7 @@ const std::vector<Axis>& axes() {
       {"all_experts", Kind::on_switch, "--all-experts"},
       {"routed_swdge", Kind::on_switch, "--routed-swdge"},
       {"private_hwdge", Kind::on_switch, "--private-hwdge"},
+      {"fp32_table", Kind::on_switch, "--fp32-table"},
       {"fuse_projections", Kind::on_switch, "--fuse-projections"},
       {"fused_gate_up_loads", Kind::on_switch, "--fused-gate-up-loads"},
       {"fused_gate_up_exchange", Kind::on_switch, "--fused-gate-up-exchange"},
@@ -58,6 +59,7 @@ bool* switch_field(RunRequest& r, const std::string& name) {
   if (name == "all_experts") return &r.all_experts;
   if (name == "routed_swdge") return &r.routed_swdge;
   if (name == "private_hwdge") return &r.private_hwdge;
+  if (name == "fp32_table") return &r.fp32_table;
   if (name == "fused_gate_up_loads") return &r.fused_gate_up_loads;
   if (name == "fused_gate_up_exchange") return &r.fused_gate_up_exchange;
   return &r.fuse_projections;

@@ -23,6 +23,7 @@ nlohmann::json request_setup(const RunRequest& r) {
   if (r.fused_gate_up_exchange) setup["fused_gate_up_exchange"] = true;
   if (r.no_group_exchange) setup["group_exchange"] = false;
   if (r.private_hwdge) setup["private_hwdge"] = true;
+  if (r.fp32_table) setup["fp32_table"] = true;
   return setup;
 }
 

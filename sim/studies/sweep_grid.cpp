@@ -131,7 +131,8 @@ SweepSpec load_sweep(const std::string& path) {
                                                  "weights", "weights_layer", "set", "tp", "lnc", "context",
                                                  "routes", "routing_seed", "reuse", "batch_gathers",
                                                  "joint_psum", "overlap", "all_experts", "routed_swdge",
-                                                 "fuse_projections", "fused_gate_up_loads", "fused_gate_up_exchange", "group_exchange", "private_hwdge"};
+                                                 "fuse_projections", "fused_gate_up_loads", "fused_gate_up_exchange", "group_exchange", "private_hwdge",
+                                                 "fp32_table"};
   // A routes file named in the sweep is found next to it (the way a shipped sweep names its own files).
   auto beside = [&](const std::string& file) {
     std::filesystem::path f(file);
@@ -169,6 +170,7 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "all_experts") spec.base.all_experts = boolean(v, where);
       else if (key == "routed_swdge") spec.base.routed_swdge = boolean(v, where);
       else if (key == "private_hwdge") spec.base.private_hwdge = boolean(v, where);
+      else if (key == "fp32_table") spec.base.fp32_table = boolean(v, where);
       else if (key == "fuse_projections") spec.base.fuse_projections = boolean(v, where);
       else if (key == "fused_gate_up_loads") spec.base.fused_gate_up_loads = boolean(v, where);
       else if (key == "fused_gate_up_exchange") spec.base.fused_gate_up_exchange = boolean(v, where);
