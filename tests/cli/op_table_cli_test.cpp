@@ -153,4 +153,46 @@ TEST(OpTable, AGpSimdSendrecvRowCarriesItsBytes) {
   EXPECT_EQ(swap.at("achieved_gbps"), "0.762");
 }
 
+// --fp32-table (the hybrid's code-word table T in FP32): the rows show what changes. The 32 reductions of one Qwen3
+// layer (2 cores x 8 experts x gate and up, one 128-block tile each, a ones vector stationary and 192 columns
+// moving) go from max(min(64, 1), 192) + 32 = 224 to 4 x 192 + 32 = 800 cycles: 576 more each, 32 x 576 / 2.4 GHz
+// = 7.68 us more at full rate and at most twice that under the dI/dt throttle's half rate. GpSimd's gathers move
+// FP32 elements at one word each, as BF16 ones at one index per element do: their time does not change; nor do
+// the bytes read from HBM.
+TEST(OpTable, AnFp32TableSlowsOnlyTheReductionOfTheGatheredRows) {
+  auto rows = [](const std::string& extra, const std::string& name) {
+    Output o = stasim::test::run_stasim("run --layers 1 --down-schedule weight-sbuf --quiet" + extra + " --ops " + tmp(name));
+    EXPECT_EQ(o.code, 0) << o.text;
+    return read_csv(tmp(name));
+  };
+  const std::vector<Row> bf16 = rows("", "table_bf16.csv"), fp32 = rows(" --fp32-table", "table_fp32.csv");
+  auto sum = [](const std::vector<Row>& table, const std::string& part, const std::string& engine, std::size_t* n) {
+    double ns = 0;
+    *n = 0;
+    for (const Row& r : table)
+      if (r.at("op").find(part) != std::string::npos && r.at("engine") == engine) {
+        ns += std::stod(r.at("duration_ns"));
+        ++*n;
+      }
+    return ns;
+  };
+  std::size_t n_bf16 = 0, n_fp32 = 0, g_bf16 = 0, g_fp32 = 0;
+  const double extra = sum(fp32, ".vq_sum[", "tensor", &n_fp32) - sum(bf16, ".vq_sum[", "tensor", &n_bf16);
+  EXPECT_EQ(n_bf16, 32u);
+  EXPECT_EQ(n_fp32, 32u);
+  EXPECT_GE(extra, 7680.0 - 1);
+  EXPECT_LE(extra, 2 * 7680.0 + 1);
+  EXPECT_DOUBLE_EQ(sum(fp32, ".gather", "gpsimd", &g_fp32), sum(bf16, ".gather", "gpsimd", &g_bf16));
+  EXPECT_EQ(g_fp32, g_bf16);
+  for (const Row& r : fp32)
+    if (r.at("op").find(".vq_sum[") != std::string::npos) EXPECT_EQ(r.at("dtype"), "fp32") << r.at("op");
+  auto hbm = [](const std::vector<Row>& table) {
+    double bytes = 0;
+    for (const Row& r : table)
+      if (r.at("src") == "hbm" && !r.at("bytes").empty()) bytes += std::stod(r.at("bytes"));
+    return bytes;
+  };
+  EXPECT_DOUBLE_EQ(hbm(fp32), hbm(bf16));
+}
+
 }  // namespace

@@ -24,6 +24,25 @@ TEST(TensorThrottleModule, AnIsolatedMatmulRunsAtHalfRate) {
   EXPECT_EQ(plain->end("mm"), 226667);
 }
 
+// tensor.throttle_stretches_floor = false (a what-if): from idle the throttle slows only the moving stream. A
+// one-column matvec (k 128, m 128, n 1) costs max(min(64, 128), 1) + 32 = 96 cycles / 2.4 GHz = 40000 ps.
+constexpr const char* kMatvec = R"(
+ops:
+  - {name: mv, engine: tensor, kind: matmul, k: 128, m: 128, n: 1, psum_bank: 0}
+  - {name: cp, engine: vector, kind: tensor_copy, free: 1, input_in_psum: true, deps: [mv], releases_psum_bank: 0}
+)";
+
+TEST(TensorThrottleModule, WithoutStretchingTheFloorAMatvecRunsAtFullCostAndAWideMatmulStillSlows) {
+  // Whole-instruction stretch (shipped): 40000 / 0.5 = 80000 ps.
+  EXPECT_EQ(simulate_yaml(kMatvec, trn3())->end("mv"), 80000);
+  // Stream only: max(64, 1 / 0.5) / max(64, 1) = 1, so 40000 ps, as unthrottled.
+  auto stream_only = simulate_yaml(kMatvec, trn3({"core.engines.tensor.throttle_stretches_floor=false"}));
+  EXPECT_EQ(stream_only->end("mv"), 40000);
+  // 512 columns: max(64, 1024) / 512 = 2, the same 453334 ps as the whole-instruction stretch.
+  auto wide = simulate_yaml(kOneMatmul, trn3({"core.engines.tensor.throttle_stretches_floor=false"}));
+  EXPECT_EQ(wide->end("mm"), 453334);
+}
+
 TEST(TensorThrottleModule, ABurstRampsUpAndLaterMatmulsRunFaster) {
   // 40 back-to-back matmuls on one bank-free chain (each its own bank group, drained by nobody: no PSUM ops).
   std::string yaml = "ops:\n";

@@ -61,6 +61,10 @@ class RunTest(unittest.TestCase):
         private_hw = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", private_hwdge=True)
         self.assertLess(private_hw["engines"]["gpsimd"]["active_us"], private_sw["engines"]["gpsimd"]["active_us"])
         self.assertEqual(private_hw["engines"]["gpsimd"]["instructions"], private_sw["engines"]["gpsimd"]["instructions"])
+        # The code-word table in FP32, as `--fp32-table`: the same GpSimd work, more TensorE time.
+        fp32_table = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", fp32_table=True)
+        self.assertGreater(fp32_table["engines"]["tensor"]["active_us"], private_sw["engines"]["tensor"]["active_us"])
+        self.assertEqual(fp32_table["engines"]["gpsimd"]["active_us"], private_sw["engines"]["gpsimd"]["active_us"])
         rows = stasim.sweep(dataflows=["dense"], layers=1, fused_gate_up_loads=True)
         self.assertEqual(rows[0]["tpot_us"], fused["tpot_us"])
 

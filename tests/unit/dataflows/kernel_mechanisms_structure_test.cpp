@@ -1,6 +1,6 @@
 // The kernels' inner mechanisms as graph structure, each switched on and off: PSUM banks assigned per role,
 // pipelined gathers over expert groups, the shared round one expert ahead without reuse, the four down
-// schedules, W4A8's layout round trip.
+// schedules, W4A8's layout round trip, the code-word table's element type.
 #include <set>
 
 #include "decode_fixture.hpp"
@@ -162,6 +162,48 @@ TEST(W4a8Structure, ThePackedOutputMakesALayoutRoundTripBeforeTheProduct) {
     EXPECT_TRUE(waits_for(g, to, from)) << chain[i + 1] << " <- " << chain[i];
   }
   EXPECT_EQ(g.op(find_named(g, "L0.c0.e2.gate.mx_unswizzle[0]")).engine, Engine::tensor);
+}
+
+// --fp32-table: T drained to SBUF as FP32, gathered as FP32 and reduced over the blocks by FP32 matmuls; nothing
+// else changes. Qwen3 at (8, 384), one layer: per core 8 experts x 2 projections, each one vq_sum over its
+// 2048 / 2 / 8 = 128 blocks (one tile), and the T of each projection drained once.
+TEST(TableStructure, Fp32TableKeepsTheTableItsGathersAndTheirReductionInFp32) {
+  DataflowOptions o = one_layer();
+  Built bf16 = build("qwen3-30b-a3b", "cardan", o);
+  o.fp32_table = true;
+  Built fp32 = build("qwen3-30b-a3b", "cardan", o);
+  const ScheduleGraph& a = bf16.decode.graph;
+  const ScheduleGraph& b = fp32.decode.graph;
+  ASSERT_EQ(a.size(), b.size());
+  std::size_t vq_sums = 0, gathers = 0, drains = 0, other_changed = 0;
+  for (OpId v = 0; v < a.size(); ++v) {
+    const std::string& name = a.name(v);
+    ASSERT_EQ(name, b.name(v));
+    const bool table_op = name.find(".vq_sum[") != std::string::npos || name.find(".T_drain[") != std::string::npos ||
+                          (a.op(v).kind == OpKind::gather && name.find(".gather") != std::string::npos);
+    if (!table_op) {
+      other_changed += a.op(v).dtype != b.op(v).dtype;
+      continue;
+    }
+    EXPECT_EQ(a.op(v).dtype, Dtype::bf16) << name;
+    EXPECT_EQ(b.op(v).dtype, Dtype::fp32) << name;
+    vq_sums += name.find(".vq_sum[") != std::string::npos;
+    gathers += a.op(v).kind == OpKind::gather;
+    drains += name.find(".T_drain[") != std::string::npos;
+  }
+  EXPECT_EQ(other_changed, 0u);
+  EXPECT_EQ(vq_sums, 2u * 8u * 2u);  // cores x experts x projections
+  EXPECT_EQ(drains, 2u * 2u);        // cores x projections
+  EXPECT_GT(gathers, 0u);
+  // The reduction: a ones vector stationary (m = 1, loaded), the expert's 192 columns of I moving, so it costs
+  // max(min(64, 1), 192) + 32 = 224 cycles in BF16 and 4 x 192 + 32 = 800 in FP32 (the FP32 case of
+  // CostModel.MatmulIsMovingFreeOrTheIssueFloorPlusLoadStationary).
+  const OpId sum = find_named(a, "L0.c0.e0.gate.vq_sum[0]");
+  ASSERT_NE(sum, kNoOp);
+  EXPECT_EQ(b.op(sum).kind, OpKind::matmul);
+  EXPECT_EQ(b.op(sum).m, 1u);
+  EXPECT_EQ(b.op(sum).n, 192u);
+  EXPECT_TRUE(b.op(sum).new_stationary);
 }
 
 }  // namespace

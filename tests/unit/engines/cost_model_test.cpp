@@ -23,6 +23,22 @@ TEST(CostModel, MatmulIsMovingFreeOrTheIssueFloorPlusLoadStationary) {
   EXPECT_DOUBLE_EQ(matmul_cycles(hw.tensor, 128, 512, Dtype::fp32, true), 2080);
 }
 
+// The what-if of tensor.throttle_stretches_floor = false: the throttle at rate 0.5 slows the moving stream only,
+// max(min(64, m), n / 0.5) / max(min(64, m), n).
+TEST(CostModel, ThrottlingOnlyTheMovingStreamLeavesTheIssueFloorAlone) {
+  HardwareConfig hw = trn3();
+  // A one-column stream under its 64-cycle floor: max(64, 1 / 0.5 = 2) / max(64, 1) = 64 / 64 = 1.
+  EXPECT_DOUBLE_EQ(matmul_throttle_stretch(hw.tensor, 128, 1, 0.5), 1.0);
+  // 48 columns: the stream (96 throttled) passes the floor: max(64, 96) / max(64, 48) = 96 / 64 = 1.5.
+  EXPECT_DOUBLE_EQ(matmul_throttle_stretch(hw.tensor, 128, 48, 0.5), 1.5);
+  // 512 columns: 1024 / 512 = 2, the whole-instruction stretch 1 / 0.5.
+  EXPECT_DOUBLE_EQ(matmul_throttle_stretch(hw.tensor, 128, 512, 0.5), 2.0);
+  // A one-column stationary has a floor of min(64, 1) = 1: 128 columns, 256 / 128 = 2.
+  EXPECT_DOUBLE_EQ(matmul_throttle_stretch(hw.tensor, 1, 128, 0.5), 2.0);
+  // At full rate nothing stretches.
+  EXPECT_DOUBLE_EQ(matmul_throttle_stretch(hw.tensor, 128, 512, 1.0), 1.0);
+}
+
 TEST(CostModel, TransposeIsPartitionsOrFreeUpTo64) {
   HardwareConfig hw = trn3();
   EXPECT_DOUBLE_EQ(transpose_cycles(hw.tensor, 128, 128), 128);  // max(128, min(64, 128))
