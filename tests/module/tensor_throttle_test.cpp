@@ -3,17 +3,22 @@
 // max(min(64, 128), 512) + 32 = 544 cycles / 2.4 GHz = 226667 ps at full rate.
 #include <gmock/gmock.h>
 
+#include <string>
+
 #include "schedule_fixture.hpp"
 
 namespace stasim::test {
 namespace {
 
-// One matmul into a PSUM bank and the copy that drains it.
-constexpr const char* kOneMatmul = R"(
-ops:
-  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
-  - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
-)";
+// One matmul (k 128, m 128, `n` moving columns) into a PSUM bank and the copy that drains it.
+std::string one_matmul(int n) {
+  const std::string cols = std::to_string(n);
+  return "ops:\n"
+         "  - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: " + cols + ", psum_bank: 0}\n"
+         "  - {name: cp, engine: vector, kind: tensor_copy, free: " + cols +
+         ", input_in_psum: true, deps: [mm], releases_psum_bank: 0}\n";
+}
+const std::string kOneMatmul = one_matmul(512);
 
 TEST(TensorThrottleModule, AnIsolatedMatmulRunsAtHalfRate) {
   auto run = simulate_yaml(kOneMatmul, trn3());
@@ -26,18 +31,14 @@ TEST(TensorThrottleModule, AnIsolatedMatmulRunsAtHalfRate) {
 
 // tensor.throttle_stretches_floor = false (a what-if): from idle the throttle slows only the moving stream. A
 // one-column matvec (k 128, m 128, n 1) costs max(min(64, 128), 1) + 32 = 96 cycles / 2.4 GHz = 40000 ps.
-constexpr const char* kMatvec = R"(
-ops:
-  - {name: mv, engine: tensor, kind: matmul, k: 128, m: 128, n: 1, psum_bank: 0}
-  - {name: cp, engine: vector, kind: tensor_copy, free: 1, input_in_psum: true, deps: [mv], releases_psum_bank: 0}
-)";
+const std::string kMatvec = one_matmul(1);
 
 TEST(TensorThrottleModule, WithoutStretchingTheFloorAMatvecRunsAtFullCostAndAWideMatmulStillSlows) {
   // Whole-instruction stretch (shipped): 40000 / 0.5 = 80000 ps.
-  EXPECT_EQ(simulate_yaml(kMatvec, trn3())->end("mv"), 80000);
+  EXPECT_EQ(simulate_yaml(kMatvec, trn3())->end("mm"), 80000);
   // Stream only: max(64, 1 / 0.5) / max(64, 1) = 1, so 40000 ps, as unthrottled.
   auto stream_only = simulate_yaml(kMatvec, trn3({"core.engines.tensor.throttle_stretches_floor=false"}));
-  EXPECT_EQ(stream_only->end("mv"), 40000);
+  EXPECT_EQ(stream_only->end("mm"), 40000);
   // 512 columns: max(64, 1024) / 512 = 2, the same 453334 ps as the whole-instruction stretch.
   auto wide = simulate_yaml(kOneMatmul, trn3({"core.engines.tensor.throttle_stretches_floor=false"}));
   EXPECT_EQ(wide->end("mm"), 453334);
