@@ -17,6 +17,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/core/output_file.hpp"
 #include "tools/cli.hpp"
+#include "sim/studies/request_switches.hpp"
 #include "tools/request_options.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/decode_run.hpp"
@@ -98,18 +99,7 @@ SweepSpec build_spec(const SweepOptions& o) {
   base.sets.insert(base.sets.end(), o.base.sets.begin(), o.base.sets.end());
   if (!o.base.routes.empty()) base.routes = o.base.routes;
   if (o.routing_seed_given && o.routing_seed_given->count() > 0) base.routing_seed = o.base.routing_seed;
-  base.no_reuse = base.no_reuse || o.base.no_reuse;
-  base.no_batch_gathers = base.no_batch_gathers || o.base.no_batch_gathers;
-  base.no_group_exchange = base.no_group_exchange || o.base.no_group_exchange;
-  base.no_joint_psum = base.no_joint_psum || o.base.no_joint_psum;
-  base.no_overlap = base.no_overlap || o.base.no_overlap;
-  base.all_experts = base.all_experts || o.base.all_experts;
-  base.routed_swdge = base.routed_swdge || o.base.routed_swdge;
-  base.private_hwdge = base.private_hwdge || o.base.private_hwdge;
-  base.fp32_table = base.fp32_table || o.base.fp32_table;
-  base.fused_gate_up_loads = base.fused_gate_up_loads || o.base.fused_gate_up_loads;
-  base.fused_gate_up_exchange = base.fused_gate_up_exchange || o.base.fused_gate_up_exchange;
-  base.fuse_projections = base.fuse_projections || o.base.fuse_projections;
+  for (const RequestSwitch& s : request_switches()) base.*s.field = base.*s.field || o.base.*s.field;  // given on either
   o.deployment.apply(base);
   for (const auto& [key, values] : spec.vary) {
     if (!is_option_axis(key)) continue;

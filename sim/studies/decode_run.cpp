@@ -12,6 +12,7 @@
 #include "sim/kernel/critical_path.hpp"
 #include "sim/kernel/simulate.hpp"
 #include "sim/studies/config_paths.hpp"
+#include "sim/studies/request_switches.hpp"
 
 namespace stasim {
 namespace {
@@ -113,20 +114,10 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   run.representation = dataflow.representation(req.d, req.r, req.K);
   run.representation.validate(run.model, run.deployment);
 
-  run.options.reuse_shared_projections = !req.no_reuse;
-  run.options.batch_gathers = !req.no_batch_gathers;
-  run.options.group_exchange = !req.no_group_exchange;
-  run.options.joint_psum_accumulation = !req.no_joint_psum;
-  run.options.overlap_windows = !req.no_overlap;
+  // Each switch sets its option (request_switches.hpp); a dataflow without the part a switch changes ignores it.
+  for (const RequestSwitch& s : request_switches()) run.options.*s.option = s.on(req);
   run.options.layers = req.layers;
   run.options.routing_seed = req.routing_seed;
-  run.options.fuse_projections = req.fuse_projections;
-  run.options.all_experts = req.all_experts;
-  run.options.routed_swdge = req.routed_swdge;
-  run.options.private_hwdge = req.private_hwdge;
-  run.options.fused_gate_up_loads = req.fused_gate_up_loads;
-  run.options.fused_gate_up_exchange = req.fused_gate_up_exchange;
-  run.options.fp32_table = req.fp32_table;  // a dataflow without a code-word table has none to keep (as --no-reuse)
   if (req.fused_gate_up_exchange) {
     // Only where partial gate and up rows cross between cores: a gated model, two or more cores per rank, and an
     // expert kernel that splits H (xla runs its experts op by op, through HBM, without exchanges).

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sim/core/input_error.hpp"
+#include "sim/studies/request_switches.hpp"
 
 namespace stasim {
 namespace {
@@ -16,25 +17,18 @@ struct Axis {
   const char* run_option;
 };
 
+// The switches (sim/studies/request_switches.hpp), then the numbers.
 const std::vector<Axis>& axes() {
-  static const std::vector<Axis> list = {
-      {"reuse", Kind::off_switch, "--no-reuse"},
-      {"batch_gathers", Kind::off_switch, "--no-batch-gathers"},
-      {"group_exchange", Kind::off_switch, "--no-group-exchange"},
-      {"joint_psum", Kind::off_switch, "--no-joint-psum"},
-      {"overlap", Kind::off_switch, "--no-overlap"},
-      {"all_experts", Kind::on_switch, "--all-experts"},
-      {"routed_swdge", Kind::on_switch, "--routed-swdge"},
-      {"private_hwdge", Kind::on_switch, "--private-hwdge"},
-      {"fp32_table", Kind::on_switch, "--fp32-table"},
-      {"fuse_projections", Kind::on_switch, "--fuse-projections"},
-      {"fused_gate_up_loads", Kind::on_switch, "--fused-gate-up-loads"},
-      {"fused_gate_up_exchange", Kind::on_switch, "--fused-gate-up-exchange"},
-      {"tp", Kind::count, "--tp"},
-      {"lnc", Kind::count, "--lnc"},
-      {"context", Kind::count, "--context"},
-      {"routing_seed", Kind::seed, "--routing-seed"},
-  };
+  static const std::vector<Axis> list = [] {
+    std::vector<Axis> out;
+    for (const RequestSwitch& s : request_switches())
+      out.push_back({s.name, s.negated ? Kind::off_switch : Kind::on_switch, s.run_option});
+    out.push_back({"tp", Kind::count, "--tp"});
+    out.push_back({"lnc", Kind::count, "--lnc"});
+    out.push_back({"context", Kind::count, "--context"});
+    out.push_back({"routing_seed", Kind::seed, "--routing-seed"});
+    return out;
+  }();
   return list;
 }
 
@@ -49,21 +43,8 @@ const Axis& find_axis(const std::string& key) {
   throw InputError(message);
 }
 
-// The switch a request field holds, seen as the axis (on = the mechanism runs).
-bool* switch_field(RunRequest& r, const std::string& name) {
-  if (name == "reuse") return &r.no_reuse;
-  if (name == "batch_gathers") return &r.no_batch_gathers;
-  if (name == "group_exchange") return &r.no_group_exchange;
-  if (name == "joint_psum") return &r.no_joint_psum;
-  if (name == "overlap") return &r.no_overlap;
-  if (name == "all_experts") return &r.all_experts;
-  if (name == "routed_swdge") return &r.routed_swdge;
-  if (name == "private_hwdge") return &r.private_hwdge;
-  if (name == "fp32_table") return &r.fp32_table;
-  if (name == "fused_gate_up_loads") return &r.fused_gate_up_loads;
-  if (name == "fused_gate_up_exchange") return &r.fused_gate_up_exchange;
-  return &r.fuse_projections;
-}
+// The request field of switch axis `name` (the flag's sense: true = --no-reuse given, --all-experts given).
+bool* switch_field(RunRequest& r, const std::string& name) { return &(r.*find_request_switch(name)->field); }
 
 std::optional<std::int64_t>* count_field(RunRequest& r, const std::string& name) {
   if (name == "tp") return &r.tp;

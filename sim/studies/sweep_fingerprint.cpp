@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/core/input_error.hpp"
+#include "sim/studies/request_switches.hpp"
 #include "workloads/sha256.hpp"
 
 namespace stasim {
@@ -12,18 +13,13 @@ namespace {
 
 nlohmann::json request_setup(const RunRequest& r) {
   auto count = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-  nlohmann::json setup = {{"set", r.sets},           {"tp", count(r.tp)},
-          {"lnc", count(r.lnc)},     {"context", count(r.context)},
-          {"routing_seed", r.routing_seed},
-          {"reuse", !r.no_reuse},    {"batch_gathers", !r.no_batch_gathers},
-          {"joint_psum", !r.no_joint_psum}, {"overlap", !r.no_overlap},
-          {"all_experts", r.all_experts},   {"routed_swdge", r.routed_swdge},
-          {"fuse_projections", r.fuse_projections}, {"fused_gate_up_loads", r.fused_gate_up_loads}};
-  // Written only when on, so the fingerprints of sweeps from before the switch existed stay valid.
-  if (r.fused_gate_up_exchange) setup["fused_gate_up_exchange"] = true;
-  if (r.no_group_exchange) setup["group_exchange"] = false;
-  if (r.private_hwdge) setup["private_hwdge"] = true;
-  if (r.fp32_table) setup["fp32_table"] = true;
+  nlohmann::json setup = {{"set", r.sets}, {"tp", count(r.tp)}, {"lnc", count(r.lnc)}, {"context", count(r.context)},
+                          {"routing_seed", r.routing_seed}};
+  // Each switch as its axis value (on = the mechanism runs); the later ones only away from their default, so the
+  // fingerprints of sweeps from before they existed stay valid.
+  const RunRequest defaults;
+  for (const RequestSwitch& s : request_switches())
+    if (!s.fingerprint_when_set || s.on(r) != s.on(defaults)) setup[s.name] = s.on(r);
   return setup;
 }
 

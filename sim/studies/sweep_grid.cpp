@@ -8,6 +8,7 @@
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/studies/request_axes.hpp"
+#include "sim/studies/request_switches.hpp"
 #include "sim/studies/sweep_table.hpp"
 #include "sim/studies/sweep_vary_columns.hpp"
 
@@ -126,13 +127,13 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& t
 SweepSpec load_sweep(const std::string& path) {
   YamlNode root = load_yaml_file(path);
   if (!root.is_map()) throw InputError(path + ": a sweep is a mapping (models, dataflows, d, r, K, ...)");
-  static const std::vector<std::string> known = {"models", "dataflows", "hw", "batch", "d", "r",
-                                                 "K", "vary", "layers", "down_schedule",
-                                                 "weights", "weights_layer", "set", "tp", "lnc", "context",
-                                                 "routes", "routing_seed", "reuse", "batch_gathers",
-                                                 "joint_psum", "overlap", "all_experts", "routed_swdge",
-                                                 "fuse_projections", "fused_gate_up_loads", "fused_gate_up_exchange", "group_exchange", "private_hwdge",
-                                                 "fp32_table"};
+  static const std::vector<std::string> known = [] {
+    std::vector<std::string> keys = {"models", "dataflows", "hw", "batch", "d", "r", "K", "vary", "layers",
+                                     "down_schedule", "weights", "weights_layer", "set", "tp", "lnc", "context",
+                                     "routes", "routing_seed"};
+    for (const RequestSwitch& s : request_switches()) keys.push_back(s.name);  // the switches as booleans
+    return keys;
+  }();
   // A routes file named in the sweep is found next to it (the way a shipped sweep names its own files).
   auto beside = [&](const std::string& file) {
     std::filesystem::path f(file);
@@ -163,18 +164,7 @@ SweepSpec load_sweep(const std::string& path) {
       else if (key == "context") spec.base.context = non_negative_int(v, where, "tokens in the KV cache");
       else if (key == "routes") spec.base.routes = beside(scalar(v, where));
       else if (key == "routing_seed") spec.base.routing_seed = static_cast<std::uint64_t>(non_negative_int(v, where, "a seed"));
-      else if (key == "reuse") spec.base.no_reuse = !boolean(v, where);
-      else if (key == "batch_gathers") spec.base.no_batch_gathers = !boolean(v, where);
-      else if (key == "joint_psum") spec.base.no_joint_psum = !boolean(v, where);
-      else if (key == "overlap") spec.base.no_overlap = !boolean(v, where);
-      else if (key == "all_experts") spec.base.all_experts = boolean(v, where);
-      else if (key == "routed_swdge") spec.base.routed_swdge = boolean(v, where);
-      else if (key == "private_hwdge") spec.base.private_hwdge = boolean(v, where);
-      else if (key == "fp32_table") spec.base.fp32_table = boolean(v, where);
-      else if (key == "fuse_projections") spec.base.fuse_projections = boolean(v, where);
-      else if (key == "fused_gate_up_loads") spec.base.fused_gate_up_loads = boolean(v, where);
-      else if (key == "fused_gate_up_exchange") spec.base.fused_gate_up_exchange = boolean(v, where);
-      else if (key == "group_exchange") spec.base.no_group_exchange = !boolean(v, where);
+      else if (const RequestSwitch* s = find_request_switch(key)) s->set_on(spec.base, boolean(v, where));
       else if (key == "vary") {
         if (!v.is_map()) throw InputError(where + ": expected a mapping of config key -> values");
         for (const auto& kv : v) {

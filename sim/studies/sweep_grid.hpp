@@ -44,8 +44,7 @@ struct SweepSpec {
 
 // Reads a sweep YAML (keys: models, dataflows, hw, batch, d, r, K, vary, layers, down_schedule, weights,
 // weights_layer, and run's request options into `base`: set, tp, lnc, context, routes (relative to the YAML's
-// folder), routing_seed, reuse, batch_gathers, joint_psum, overlap, all_experts, routed_swdge, private_hwdge, fuse_projections,
-// fused_gate_up_loads, fused_gate_up_exchange, group_exchange, fp32_table; integer lists may be YAML lists or range strings). Unknown keys are errors with a did-you-mean.
+// folder), routing_seed, and run's switches as booleans (reuse, batch_gathers, ...: request_switches.hpp); integer lists may be YAML lists or range strings). Unknown keys are errors with a did-you-mean.
 SweepSpec load_sweep(const std::string& path);
 
 // Parses "key=v1,v2" (an argument of --vary); option.* values in their one spelling (sim/studies/request_axes.hpp).

@@ -1,0 +1,53 @@
+#include "sim/studies/request_switches.hpp"
+
+#include <string>
+
+namespace stasim {
+
+const std::vector<RequestSwitch>& request_switches() {
+  static const std::vector<RequestSwitch> table = {
+      {"reuse", "--no-reuse", "compute z and T once per expert instead of once per token", &RunRequest::no_reuse,
+       &DataflowOptions::reuse_shared_projections, true, false},
+      {"batch_gathers", "--no-batch-gathers", "one GpSimd gather per expert and projection", &RunRequest::no_batch_gathers,
+       &DataflowOptions::batch_gathers, true, false},
+      {"group_exchange", "--no-group-exchange",
+       "with batched gathers, each expert's partial gate/up rows cross the cores in their own sendrecvs, not one per "
+       "gather group",
+       &RunRequest::no_group_exchange, &DataflowOptions::group_exchange, true, true},
+      {"joint_psum", "--no-joint-psum", "VQ and LR parts each go through SBUF before the add", &RunRequest::no_joint_psum,
+       &DataflowOptions::joint_psum_accumulation, true, false},
+      {"overlap", "--no-overlap", "no prefetch across the three overlap windows", &RunRequest::no_overlap,
+       &DataflowOptions::overlap_windows, true, false},
+      {"all_experts", "--all-experts",
+       "run every expert once over all tokens (routing as an affinity mask) instead of the activated ones",
+       &RunRequest::all_experts, &DataflowOptions::all_experts, false, false},
+      {"routed_swdge", "--routed-swdge",
+       "the routed experts' weight loads get their descriptors from GpSimd (software DGE) instead of the hardware DGE",
+       &RunRequest::routed_swdge, &DataflowOptions::routed_swdge, false, false},
+      {"private_hwdge", "--private-hwdge",
+       "the hybrid's J_e and C_e loads get their descriptors from the hardware DGE instead of GpSimd (software DGE)",
+       &RunRequest::private_hwdge, &DataflowOptions::private_hwdge, false, true},
+      {"fuse_projections", "--fuse-projections",
+       "router and shared-expert gate/up (and dense layers' gate/up) as one wider projection",
+       &RunRequest::fuse_projections, &DataflowOptions::fuse_projections, false, false},
+      {"fused_gate_up_loads", "--fused-gate-up-loads",
+       "dense experts' gate and up weights loaded as one view (runs of 2 x I per row) instead of two (runs of I)",
+       &RunRequest::fused_gate_up_loads, &DataflowOptions::fused_gate_up_loads, false, false},
+      {"fused_gate_up_exchange", "--fused-gate-up-exchange",
+       "with H split over the cores, an expert's partial gate and up rows cross in one sendrecv instead of two",
+       &RunRequest::fused_gate_up_exchange, &DataflowOptions::fused_gate_up_exchange, false, true},
+      {"fp32_table", "--fp32-table",
+       "keep the code-word table T in FP32 (its PSUM result) instead of BF16: FP32 gathers and a quarter-rate TensorE "
+       "reduction",
+       &RunRequest::fp32_table, &DataflowOptions::fp32_table, false, true},
+  };
+  return table;
+}
+
+const RequestSwitch* find_request_switch(const std::string& name) {
+  for (const RequestSwitch& s : request_switches())
+    if (name == s.name) return &s;
+  return nullptr;
+}
+
+}  // namespace stasim
