@@ -10,6 +10,9 @@ namespace {
 
 sc_core::sc_time after(Picoseconds ps) { return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps)); }
 
+// A matmul costed by its formula (engines/cost_model.hpp), not by a schedule's own `cycles` or `duration_ns`.
+bool formula_matmul(const Op& o) { return o.kind == OpKind::matmul && o.cycles < 0 && o.duration_ps < 0; }
+
 }  // namespace
 
 EngineModule::EngineModule(const char* name) {
@@ -52,7 +55,7 @@ Picoseconds EngineModule::hidden_load_ps(OpId op, Picoseconds now) const {
   const TensorEngineConfig& t = state_->hw().tensor;
   if (!t.background_load_stationary || last_start_ps_ < 0 || now != running_end_ps_) return 0;
   const Op& o = state_->graph().op(op);
-  if (o.kind != OpKind::matmul || !o.new_stationary || o.cycles >= 0 || o.duration_ps >= 0) return 0;
+  if (!formula_matmul(o) || !o.new_stationary) return 0;
   Picoseconds from = std::max(state_->ready_ps(op), last_start_ps_);
   if (from >= running_end_ps_) return 0;
   return std::min(running_end_ps_ - from, ps_from_cycles(t.load_stationary_cycles, t.clock_ghz));
@@ -90,7 +93,7 @@ void EngineModule::step() {
     const double rate = throttle_.rate_at(now);
     const Op& o = state_->graph().op(op);
     const TensorEngineConfig& t = state_->hw().tensor;
-    if (!t.throttle_stretches_floor && o.kind == OpKind::matmul && o.cycles < 0 && o.duration_ps < 0)
+    if (!t.throttle_stretches_floor && formula_matmul(o))
       duration = round_ps(static_cast<double>(duration) * cost::matmul_throttle_stretch(t, o.m, o.n, rate));
     else
       duration = round_ps(static_cast<double>(duration) / rate);

@@ -43,8 +43,6 @@ const Axis& find_axis(const std::string& key) {
   throw InputError(message);
 }
 
-// The request field of switch axis `name` (the flag's sense: true = --no-reuse given, --all-experts given).
-bool* switch_field(RunRequest& r, const std::string& name) { return &(r.*find_request_switch(name)->field); }
 
 std::optional<std::int64_t>* count_field(RunRequest& r, const std::string& name) {
   if (name == "tp") return &r.tp;
@@ -92,10 +90,8 @@ void apply_option(RunRequest& request, const std::string& key, const std::string
   const Axis& axis = find_axis(key);
   switch (axis.kind) {
     case Kind::on_switch:
-      *switch_field(request, axis.name) = value == "1";
-      break;
     case Kind::off_switch:
-      *switch_field(request, axis.name) = value != "1";
+      find_request_switch(axis.name)->set_on(request, value == "1");
       break;
     case Kind::count:
       *count_field(request, axis.name) = std::stoll(value);
@@ -111,8 +107,10 @@ std::string fixed_option_for(const RunRequest& request, const std::string& key) 
   RunRequest given = request, unset;
   switch (axis.kind) {
     case Kind::on_switch:
-    case Kind::off_switch:
-      return *switch_field(given, axis.name) != *switch_field(unset, axis.name) ? axis.run_option : "";
+    case Kind::off_switch: {
+      const RequestSwitch& s = *find_request_switch(axis.name);
+      return s.on(given) != s.on(unset) ? axis.run_option : "";
+    }
     case Kind::count:
       return count_field(given, axis.name)->has_value() ? axis.run_option : "";
     case Kind::seed:
