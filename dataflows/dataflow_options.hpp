@@ -79,6 +79,12 @@ struct DataflowOptions {
   // then FP32 and their reduction over the blocks runs on TensorE at the FP32 rate (a quarter). Which one the
   // study's kernel keeps is not public; BF16 by default, as B, D and C_e are (docs/hardware-model.md).
   bool fp32_table = false;
+  // The rank's cores split every token's top-k experts (core c takes the k-th experts c·k/LNC to (c+1)·k/LNC − 1,
+  // each over the whole H) and sum their outputs once at the end, as nki-library's MX selective-expert kernel
+  // does (selective_expert_mx_impl.py, shard_on_K), instead of splitting H (one token) or the tokens
+  // (several), as its BF16 kernel does (dataflows/expert_groups.hpp). No partial gate/up rows cross per expert;
+  // each core reads whole experts and, in the hybrid, computes z and T over all of H for itself.
+  bool split_top_k = false;
 };
 
 }  // namespace stasim

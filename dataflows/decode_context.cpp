@@ -39,6 +39,7 @@ DecodeContext::DecodeContext(const ModelSpec& m, const Deployment& d, const Repr
   in.hidden = static_cast<std::uint64_t>(m.hidden);
   in.intermediate_rank = static_cast<std::uint64_t>(m.intermediate_per_rank(d.tp));
   in.all_experts = o.all_experts;
+  in.split_top_k = o.split_top_k;
   experts = group_experts(trace, in);
 }
 

@@ -9,7 +9,9 @@ namespace stasim {
 
 ShardOn choose_shard(std::uint32_t tokens, const ShardingInputs& in) {
   // selective_expert_impl.py: shard_on_T is disabled for T == 1 and for H * I >= 3072 * 1536.
-  if (in.all_experts || tokens <= 1 || in.cores <= 1) return ShardOn::hidden;
+  if (in.all_experts || in.cores <= 1) return ShardOn::hidden;
+  if (in.split_top_k) return ShardOn::top_k;
+  if (tokens <= 1) return ShardOn::hidden;
   if (in.hidden * in.intermediate_rank >= 3072ull * 1536ull) return ShardOn::hidden;
   return ShardOn::tokens;
 }
@@ -21,6 +23,9 @@ ExpertGroups group_experts(const RoutingTrace& trace, const ShardingInputs& in) 
   out.step_tokens = tokens;
   out.all_experts = in.all_experts;
   out.shard = choose_shard(tokens, in);
+  if (out.shard == ShardOn::top_k && trace.top_k % cores != 0)
+    throw InputError("--split-top-k: top-" + std::to_string(trace.top_k) + " routing does not split evenly over " +
+                     std::to_string(cores) + " cores");
   std::vector<char> used(static_cast<std::size_t>(std::max<std::int64_t>(trace.experts, 0)), 0);
   for (std::int64_t t = 0; t < trace.tokens; ++t)
     for (std::int64_t k = 0; k < trace.top_k; ++k) used[static_cast<std::size_t>(trace.expert_of(std::int64_t(t) * trace.top_k + k))] = 1;
@@ -63,8 +68,13 @@ ExpertGroups group_experts(const RoutingTrace& trace, const ShardingInputs& in) 
       ce.tokens = tokens;
     }
     std::map<std::int32_t, std::uint32_t> group_of;
+    std::int64_t k0 = 0, k1 = trace.top_k;  // the k-th experts of each token this core runs
+    if (out.shard == ShardOn::top_k) {
+      k0 = trace.top_k / cores * c;
+      k1 = k0 + trace.top_k / cores;
+    }
     for (std::uint32_t t = ce.first_token; t < ce.first_token + ce.tokens; ++t)
-      for (std::int64_t k = 0; k < trace.top_k; ++k) {
+      for (std::int64_t k = k0; k < k1; ++k) {
         std::int32_t e = static_cast<std::int32_t>(trace.expert_of(std::int64_t(t) * trace.top_k + k));
         auto it = group_of.find(e);
         if (it == group_of.end()) {

@@ -4,7 +4,10 @@
 //   the partial gate/up sums are exchanged);
 // - selective mode, several tokens: the cores split the tokens (core 0 the first T/2, core 1 the rest), each
 //   runs its tokens' routes over the full H (`shard_on_T`; the kernel falls back to H when H·I >= 3072·1536);
-// - all-experts mode, only on request (`--all-experts`): every expert once over all T tokens, H split.
+// - all-experts mode, only on request (`--all-experts`): every expert once over all T tokens, H split;
+// - on request (`--split-top-k`), the MX selective kernel's split (selective_expert_mx_impl.py, shard_on_K):
+//   every token on every core, core c taking the k-th experts c·k/cores to (c+1)·k/cores − 1, each over all of
+//   H; the cores' outputs are partial sums over experts, added once at the end.
 // The selective kernel loops over (token, k); a dataflow that shares an expert between the tokens of a core
 // (the hybrid's J_e, C_e and W_down) uses the groups: one per distinct expert of the core, with its tokens.
 #pragma once
@@ -16,7 +19,7 @@
 
 namespace stasim {
 
-enum class ShardOn : std::uint8_t { hidden, tokens };
+enum class ShardOn : std::uint8_t { hidden, tokens, top_k };
 
 struct ExpertGroup {
   std::int32_t expert = 0;
@@ -52,14 +55,15 @@ struct ShardingInputs {
   std::uint64_t hidden = 0;             // H
   std::uint64_t intermediate_rank = 0;  // I per rank (the kernel's I)
   bool all_experts = false;
+  bool split_top_k = false;  // `--split-top-k`: each core takes top_k / cores of every token's experts
 };
 
 // Splits a step's routing over the cores. Throws InputError when all-experts mode is asked of a routing that
-// names no expert.
+// names no expert, or the top-k split of a top-k the cores do not divide.
 ExpertGroups group_experts(const RoutingTrace& trace, const ShardingInputs& in);
 
 // The kernel's choice (selective_expert_impl.py): tokens are split unless there is one token or the
-// projection is large (H·I >= 3072·1536, NKL-1013); all-experts mode always splits H.
+// projection is large (H·I >= 3072·1536, NKL-1013); all-experts mode always splits H; the top-k split when asked.
 ShardOn choose_shard(std::uint32_t tokens, const ShardingInputs& in);
 
 }  // namespace stasim

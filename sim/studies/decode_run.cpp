@@ -125,8 +125,24 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
                             : run.hw.lnc < 2  ? "one core per rank (lnc " + std::to_string(run.hw.lnc) + ") exchanges nothing"
                             : run.model.experts <= 0 ? run.model.name + " has no routed experts"
                             : req.dataflow == "xla" ? "the xla dataflow exchanges no partial sums (its experts run op by op through HBM)"
+                            : req.split_top_k ? "with --split-top-k each core runs whole experts, so no partial rows cross"
                                                     : "";
     if (!why.empty()) throw InputError("--fused-gate-up-exchange: nothing to fuse: " + why);
+  }
+  if (req.split_top_k) {
+    // Only a selective expert loop over two or more cores, with the top-k dividing evenly (the MX kernel asserts
+    // K % cores == 0).
+    const std::uint32_t lnc = run.hw.lnc;
+    const std::string why =
+        run.model.experts <= 0 ? run.model.name + " has no routed experts"
+        : lnc < 2              ? "one core per rank (lnc " + std::to_string(lnc) + ") has nothing to split"
+        : req.dataflow == "xla" ? "the xla dataflow runs each expert as its own kernels over the step's tokens, not a loop the cores split"
+        : req.all_experts       ? "--all-experts runs every expert on every core over its share of H"
+        : run.model.top_k % lnc != 0
+            ? run.model.name + " routes top-" + std::to_string(run.model.top_k) + ", which " + std::to_string(lnc) +
+                  " cores cannot split evenly"
+            : "";
+    if (!why.empty()) throw InputError("--split-top-k: " + why);
   }
   if (req.all_experts && run.model.experts <= 0)
     throw InputError("--all-experts: " + run.model.name + " has no routed experts (dataflow " + req.dataflow +

@@ -40,6 +40,10 @@ const std::vector<RequestSwitch>& request_switches() {
        "keep the code-word table T in FP32 (its PSUM result) instead of BF16: FP32 gathers and a quarter-rate TensorE "
        "reduction",
        &RunRequest::fp32_table, &DataflowOptions::fp32_table, false, true},
+      {"split_top_k", "--split-top-k",
+       "the rank's cores split each token's top-k experts (whole experts over all of H, outputs summed once) instead "
+       "of splitting H or the tokens",
+       &RunRequest::split_top_k, &DataflowOptions::split_top_k, false, true},
   };
   return table;
 }

@@ -133,6 +133,30 @@ TEST(DecodeCli, AFusedGateUpExchangeHalvesTheExchangesOrSaysWhyItCannot) {
   }
 }
 
+// --split-top-k: the cores split each token's experts instead of H (the same HBM bytes, no partial rows cross);
+// where there is nothing to split, or the top-k does not divide over the cores, a clear error (exit 2).
+TEST(DecodeCli, TheTopKSplitReadsTheSameBytesOrSaysWhyItCannot) {
+  nlohmann::json apart = run_json("--layers 2 --dataflow dense", "ksplit_apart.json");
+  nlohmann::json split = run_json("--layers 2 --dataflow dense --split-top-k", "ksplit.json");
+  EXPECT_EQ(split["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
+  EXPECT_NE(split["tpot_us"].get<double>(), apart["tpot_us"].get<double>());
+  const struct {
+    const char* args;
+    const char* why;
+  } cases[] = {
+      {"--dataflow xla", "--split-top-k: the xla dataflow runs each expert as its own kernels"},
+      {"--all-experts", "--split-top-k: --all-experts runs every expert on every core"},
+      {"--lnc 1 --tp 8", "--split-top-k: one core per rank (lnc 1) has nothing to split"},
+      {"--set model.moe.top_k=3", "--split-top-k: Qwen3-30B-A3B routes top-3, which 2 cores cannot split evenly"},
+      {"--fused-gate-up-exchange", "--fused-gate-up-exchange: nothing to fuse: with --split-top-k each core runs whole"},
+  };
+  for (const auto& c : cases) {
+    Output o = run(std::string("run --layers 1 --split-top-k ") + c.args);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
+    EXPECT_THAT(o.text, HasSubstr(c.why)) << c.args;
+  }
+}
+
 TEST(DecodeCli, CompareReportsSpeedupsAgainstTheFirstDataflow) {
   std::string path = testing::TempDir() + "compare.json";
   Output o = run("compare --layers 2 --dataflows dense,cardan --down-schedule weight-sbuf --json " + path);

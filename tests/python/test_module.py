@@ -65,6 +65,12 @@ class RunTest(unittest.TestCase):
         fp32_table = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", fp32_table=True)
         self.assertGreater(fp32_table["engines"]["tensor"]["active_us"], private_sw["engines"]["tensor"]["active_us"])
         self.assertEqual(fp32_table["engines"]["gpsimd"]["active_us"], private_sw["engines"]["gpsimd"]["active_us"])
+        # The cores split each token's experts, as `--split-top-k`: the same bytes read.
+        split = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", split_top_k=True)
+        out = json.loads(cli("run", "--dataflow", "dense", "--layers", "1", "--down-schedule", "weight-sbuf",
+                             "--split-top-k", "--quiet", "--json", "-"))
+        self.assertEqual(split["tpot_us"], out["tpot_us"])
+        self.assertEqual(split["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"])
         rows = stasim.sweep(dataflows=["dense"], layers=1, fused_gate_up_loads=True)
         self.assertEqual(rows[0]["tpot_us"], fused["tpot_us"])
 

@@ -7,6 +7,7 @@
 
 #include "decode_fixture.hpp"
 #include "sim/core/dma_descriptors.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim::test {
 namespace {
@@ -154,6 +155,85 @@ TEST(ShardingStructure, DenseWithSeveralTokensSplitsThemAndExchangesNothing) {
   EXPECT_EQ(op_named(g, "L0.c0.e0.load_down[0]").contiguous_bytes, 0u);
   EXPECT_EQ(count_ops(g, ".to_core", "L0.c0.e"), 0u);
   EXPECT_EQ(count_ops(g, ".partial_sum", "L0.c1.e"), 0u);
+}
+
+// --split-top-k, nki-library's MX selective kernel's shard_on_K: every token on every core, core c taking the
+// k-th experts c·k/2 .. (c+1)·k/2 − 1 of each token, whatever the batch; never in all-experts mode.
+TEST(ShardingStructure, TheTopKSplitGivesEachCoreItsHalfOfEveryTokensExperts) {
+  RoutingGeneratorConfig g;
+  g.tokens = 3;
+  g.top_k = 4;
+  g.experts = 16;
+  RoutingTrace trace = generate_routing(g);
+  ShardingInputs in;
+  in.cores = 2;
+  in.hidden = 2048;
+  in.intermediate_rank = 192;
+  in.split_top_k = true;
+  EXPECT_EQ(choose_shard(1, in), ShardOn::top_k);
+  EXPECT_EQ(choose_shard(16, in), ShardOn::top_k);
+  ExpertGroups ex = group_experts(trace, in);
+  ASSERT_EQ(ex.cores.size(), 2u);
+  for (std::uint32_t c = 0; c < 2; ++c) {
+    const CoreExperts& ce = ex.cores[c];
+    EXPECT_EQ(ce.first_token, 0u);
+    EXPECT_EQ(ce.tokens, 3u);
+    ASSERT_EQ(ce.routes.size(), 6u);  // 3 tokens x 4 / 2 experts each
+    for (std::size_t i = 0; i < ce.routes.size(); ++i) {
+      // Route i: token i / 2, its k-th expert with k = 2c + i % 2.
+      EXPECT_EQ(ce.routes[i].token, i / 2);
+      EXPECT_EQ(ce.groups[ce.routes[i].group].expert, trace.expert_of(std::int64_t(i / 2) * 4 + 2 * c + i % 2));
+    }
+  }
+  in.all_experts = true;
+  EXPECT_EQ(choose_shard(1, in), ShardOn::hidden);
+  in.all_experts = false;
+  g.top_k = 3;
+  EXPECT_THROW(group_experts(generate_routing(g), in), InputError);
+}
+
+// Dense Qwen3 at one token with the top-k split: core 0 runs the first four experts over all of H ([2048, 2,
+// 192] BF16 = 1572864 B each, where the H split loads 786432 B of all eight), no partial row crosses, the same
+// HBM bytes, and the cores' outputs meet once.
+TEST(ShardingStructure, DenseWithTheTopKSplitRunsWholeExpertsAndSumsOnce) {
+  DataflowOptions o = one_layer();
+  o.split_top_k = true;
+  Built split = build_at("qwen3-30b-a3b", "dense", 1, o);
+  Built apart = build_at("qwen3-30b-a3b", "dense", 1);
+  const ScheduleGraph& g = split.decode.graph;
+  EXPECT_EQ(split.decode.experts.shard, ShardOn::top_k);
+  for (const char* core : {"L0.c0.e", "L0.c1.e"}) {
+    EXPECT_EQ(count_ops(g, ".load_gate_up[", core), 4u) << core;
+    EXPECT_EQ(op_named(g, std::string(core) + "3.load_gate_up[0]").bytes, 2048u * 2u * 192u * 2u);
+    EXPECT_EQ(count_ops(g, ".to_core", core), 0u) << core;
+    EXPECT_EQ(count_ops(g, ".partial_sum", core), 0u) << core;
+    // The down projection over all of H: 16 H tiles x 2 I tiles per expert.
+    EXPECT_EQ(count_ops(g, ".down[", std::string(core) + "0."), 32u) << core;
+  }
+  EXPECT_EQ(count_ops(g, "moe.to_core0", "L0.c1."), 1u);
+  auto hbm_bytes = [](const ScheduleGraph& graph) {
+    std::uint64_t sum = 0;
+    for (OpId v = 0; v < graph.size(); ++v)
+      if (graph.op(v).engine == Engine::dma && graph.op(v).src == Location::hbm) sum += graph.op(v).bytes;
+    return sum;
+  };
+  EXPECT_EQ(hbm_bytes(g), hbm_bytes(apart.decode.graph));
+}
+
+// The hybrid with the top-k split: each core keeps all of r (whole D, z over all of H) and its four experts' J
+// and C; nothing of an expert crosses.
+TEST(ShardingStructure, HybridWithTheTopKSplitKeepsWholeZAndItsExperts) {
+  DataflowOptions o = one_layer();
+  o.split_top_k = true;
+  Built b = build_at("qwen3-30b-a3b", "cardan", 1, o);
+  const ScheduleGraph& g = b.decode.graph;
+  EXPECT_EQ(op_named(g, "L0.c1.gate.load_D").bytes, 2048u * 384u * 2u);
+  // Four experts' J loads, each with its software-DGE descriptors op: e0..e3, no e4.
+  EXPECT_EQ(count_ops(g, ".gate.load_J.dge", "L0.c1.e"), 4u);
+  EXPECT_EQ(find_named(g, "L0.c1.e4.gate.load_J"), kNoOp);
+  EXPECT_EQ(op_named(g, "L0.c1.e3.gate.load_J").bytes, 256u * 192u);
+  EXPECT_EQ(count_ops(g, ".to_core", "L0.c0.e"), 0u);
+  EXPECT_EQ(count_ops(g, "z_to_core", "L0."), 0u);
 }
 
 TEST(ShardingStructure, MixtralKeepsHSplitWithSeveralTokens) {
