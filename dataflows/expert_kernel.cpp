@@ -96,6 +96,8 @@ std::vector<GateUpTiles> gate_up_tiles(DecodeContext& ctx, std::uint32_t core, c
   const std::uint8_t c = static_cast<std::uint8_t>(core);
   const bool gated = ctx.model.gated;
   const std::uint32_t h_tiles = static_cast<std::uint32_t>(ceil_div(slice.h_rows, 128));
+  // Matmul labels count over all of the expert's I tiles, so the column shards' matmuls are named apart.
+  const std::uint32_t all_i_tiles = static_cast<std::uint32_t>(ceil_div(slice.i_cols, 128));
   std::vector<GateUpTiles> out;
   for (std::size_t s = 0; s < loads.gate_up.size(); ++s) {
     GateUpTiles t;
@@ -119,7 +121,7 @@ std::vector<GateUpTiles> gate_up_tiles(DecodeContext& ctx, std::uint32_t core, c
           if (it == 0 && ht * 128 % rows_per_load == 0) deps = {hidden, tile_loads[load]};
           last[it] = b.matmul(c, std::min<std::uint32_t>(128, slice.h_rows - ht * 128),
                               std::min<std::uint32_t>(128, t.cols - it * 128), T, true, accs[it], deps, "gate_up",
-                              label(core, idx(pn + ".mm", ht * i_tiles + it)));
+                              label(core, idx(pn + ".mm", ht * all_i_tiles + t.first_col / 128 + it)));
           ring.read_by(tile_loads[load], last[it]);
         }
       }

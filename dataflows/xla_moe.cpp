@@ -48,9 +48,12 @@ class XlaCore {
       // activation kernel: reads gate and up back, writes p^T.
       ProjectionOut gate, up;
       gate.in_psum = up.in_psum = false;
-      for (std::uint32_t nt = 0; nt < ceil_div(i_cols_, 512); ++nt) {
-        if (m.gated) gate.ready.push_back(reload(act_bytes, T, {prev, gate_out}, en + ".gate"));
-        up.ready.push_back(reload(act_bytes, T, {prev, up_out}, en + ".up"));
+      const std::uint32_t n_tiles = static_cast<std::uint32_t>(ceil_div(i_cols_, 512));
+      for (std::uint32_t nt = 0; nt < n_tiles; ++nt) {
+        // One reload per 512 columns, named apart when there are several.
+        auto tile = [&](const std::string& p) { return n_tiles > 1 ? idx(en + p, nt) : en + p; };
+        if (m.gated) gate.ready.push_back(reload(act_bytes, T, {prev, gate_out}, tile(".gate")));
+        up.ready.push_back(reload(act_bytes, T, {prev, up_out}, tile(".up")));
       }
       OpId p_t = activation_product(ctx_, core_, i_cols_, m.gated ? &gate : nullptr, up, false, en, T);
       prev = spill(act_bytes, {p_t}, en + ".p");

@@ -24,6 +24,39 @@ TEST(DecodeStructure, EveryShippedModelBuildsAValidGraphForBothDataflows) {
   }
 }
 
+// Every op of a decode graph has a name of its own, so `--ops`, `--trace` and the tests can tell them apart:
+// Mixtral's dense gate/up runs in several column shards (I per rank 3584) and its xla activation reloads in
+// several 512-column tiles; OLMoE at batch 8 with the activation-psum schedule shards its gate/up too.
+TEST(DecodeStructure, EveryOpHasItsOwnName) {
+  auto duplicates = [](const ScheduleGraph& g) {
+    std::vector<std::string> names;
+    for (OpId v = 0; v < g.size(); ++v) names.emplace_back(g.name_view(v));
+    std::sort(names.begin(), names.end());
+    std::vector<std::string> out;
+    for (std::size_t i = 1; i < names.size(); ++i)
+      if (names[i] == names[i - 1] && (out.empty() || out.back() != names[i])) out.push_back(names[i]);
+    return out;
+  };
+  DataflowOptions o;
+  o.layers = 1;
+  for (const char* model : {"mixtral-8x7b", "qwen3-30b-a3b"})
+    for (const char* dataflow : {"dense", "xla", "cardan", "w4a8"}) {
+      std::vector<std::string> dup = duplicates(build(model, dataflow, o).decode.graph);
+      EXPECT_TRUE(dup.empty()) << model << " " << dataflow << ": " << dup.size() << " names repeat, e.g. " << dup[0];
+    }
+  DataflowRegistry registry;
+  register_builtin(registry);
+  ModelSpec olmoe = shipped_model("olmoe-1b-7b");
+  Deployment dep = olmoe.deployment;
+  dep.batch = 8;
+  o.down.stationary = Stationary::activation;
+  o.down.accumulate = Accumulate::psum;  // the running sum's banks leave fewer for gate/up: more column shards
+  const Dataflow& dense = registry.find("dense");
+  DecodeGraph g = build_decode_step(olmoe, dep, dense.representation(8, 384, 256), shipped_hw(), o, dense.routed);
+  std::vector<std::string> dup = duplicates(g.graph);
+  EXPECT_TRUE(dup.empty()) << "olmoe batch 8: " << dup.size() << " names repeat, e.g. " << dup[0];
+}
+
 TEST(DecodeStructure, DenseTilingGivesTheInstructionCounts) {
   Built b = build("qwen3-30b-a3b", "dense", layers(1));
   const ScheduleGraph& g = b.decode.graph;
