@@ -7,6 +7,15 @@
 
 namespace stasim {
 
+const char* to_string(ShardOn shard) {
+  switch (shard) {
+    case ShardOn::hidden: return "hidden";
+    case ShardOn::tokens: return "tokens";
+    case ShardOn::top_k: return "top_k";
+  }
+  return "hidden";
+}
+
 ShardOn choose_shard(std::uint32_t tokens, const ShardingInputs& in) {
   // selective_expert_impl.py: shard_on_T is disabled for T == 1 and for H * I >= 3072 * 1536.
   if (in.all_experts || in.cores <= 1) return ShardOn::hidden;

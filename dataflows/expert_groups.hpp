@@ -20,6 +20,8 @@
 namespace stasim {
 
 enum class ShardOn : std::uint8_t { hidden, tokens, top_k };
+// "hidden", "tokens" or "top_k" (the `experts.cores_split` of a run's JSON).
+const char* to_string(ShardOn shard);
 
 struct ExpertGroup {
   std::int32_t expert = 0;

@@ -242,7 +242,7 @@ nlohmann::json decode_json(const DecodeRun& run) {
                        {"context", run.deployment.context_tokens}};
   doc["layers"] = run.decode.layers.size();
   doc["experts"] = {{"mode", run.decode.experts.all_experts ? "all" : "selective"},
-                    {"cores_split", run.decode.experts.shard == ShardOn::tokens ? "tokens" : "hidden"},
+                    {"cores_split", to_string(run.decode.experts.shard)},
                     {"distinct", run.decode.experts.size()}};
   doc["tpot_us"] = us3(r.total_ps);
   doc["us_per_token"] = us3(r.total_ps / std::max<std::int64_t>(run.deployment.batch, 1));

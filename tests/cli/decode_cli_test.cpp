@@ -140,6 +140,8 @@ TEST(DecodeCli, TheTopKSplitReadsTheSameBytesOrSaysWhyItCannot) {
   nlohmann::json split = run_json("--layers 2 --dataflow dense --split-top-k", "ksplit.json");
   EXPECT_EQ(split["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
   EXPECT_NE(split["tpot_us"].get<double>(), apart["tpot_us"].get<double>());
+  EXPECT_EQ(apart["experts"]["cores_split"], "hidden");
+  EXPECT_EQ(split["experts"]["cores_split"], "top_k");
   const struct {
     const char* args;
     const char* why;
