@@ -10,9 +10,9 @@ namespace {
 
 constexpr std::uint32_t kBankColumns = 512;
 
-const std::vector<ExpertGroup>& core_groups(const DecodeContext& ctx, std::uint32_t core) {
-  static const std::vector<ExpertGroup> none;
-  return core < ctx.experts.cores.size() ? ctx.experts.cores[core].groups : none;
+std::vector<ExpertGroup> core_groups(const DecodeContext& ctx, std::uint32_t core) {
+  if (core >= ctx.experts.cores.size()) return {};
+  return loop_items(ctx.experts.cores[core], ctx.options.group_routes);
 }
 
 }  // namespace

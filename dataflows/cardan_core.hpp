@@ -3,8 +3,9 @@
 // Sharded as the dense kernel: one token -> the cores split H for the VQ part (this core's blocks of J_e and T)
 // and r for the LR part (its columns of D, its rows of C_e, z over all of H), so both parts are partial sums over
 // all of I, exchanged and summed as the partial gate/up rows [T_e, I] (z itself never crosses); several tokens ->
-// the cores split the tokens (a core's tokens routed to
-// the same expert share J_e, C_e and W_down: one index fetches all their code words, the matmuls carry T_e).
+// the cores split the tokens, each running its (token, k) routes as the selective kernel loops (every route loads
+// its expert's J_e, C_e and W_down), or with `--group-routes` sharing an expert between the core's tokens routed to
+// it (J_e, C_e and W_down once: one index fetches all their code words, the matmuls carry T_e).
 // The steps are separate methods so the orchestration (cardan_moe.cpp) can interleave them across cores and
 // experts: shared rounds one expert ahead, gathers over expert groups in J arrival order, heads before tails.
 #pragma once
@@ -90,7 +91,7 @@ class CardanCore {
   PsumPlan* plan_ = nullptr;
   std::uint32_t core_;
   std::uint8_t c_;
-  const std::vector<ExpertGroup>& groups_;
+  std::vector<ExpertGroup> groups_;  // the loop's items (expert_groups.hpp loop_items): routes, or distinct experts
   SharedShape shape_;
   std::uint32_t i_cols_ = 0, h_cols_ = 0, r_ = 0;
   bool vq_ = false, lr_ = false, partial_ = false;

@@ -85,6 +85,14 @@ struct DataflowOptions {
   // (several), as its BF16 kernel does (dataflows/expert_groups.hpp). No partial gate/up rows cross per expert;
   // each core reads whole experts and, in the hybrid, computes z and T over all of H for itself.
   bool split_top_k = false;
+  // Several tokens per core: the hybrid loads each distinct expert of a core's tokens once and gathers all its
+  // tokens' code words with one index (T laid out [b, k, t]; the down matmuls carry T_e), instead of running the
+  // selective kernel's (token, k) loop, where every route loads its expert's J_e, C_e and W_down for its one
+  // token as the dense kernel loads its weights (dataflows/expert_groups.hpp). Per route by default: the study
+  // measured HBM bytes and DMA-active time roughly doubling from batch 8 to 16 for the hybrid as for dense, which
+  // loads shared between a core's tokens cannot do once most experts are active (OLMoE: 1.6x). Changes nothing at
+  // one token, nor a dataflow without the hybrid's loop (dense, w4a8 and xla keep theirs).
+  bool group_routes = false;
 };
 
 }  // namespace stasim

@@ -32,17 +32,17 @@ void register_builtin(DataflowRegistry& registry) {
   registry.add({"cardan", "hybrid LR+VQ (docs/cardan.md): shared z and T, gathers on GpSimd, joint PSUM accumulation",
                 cardan_routed_experts,
                 [](std::int64_t d, std::int64_t r, std::int64_t K) { return Representation::hybrid(d, r, K); },
-                true, true, true});
+                true, true, true, true});
   registry.add({"vq-only", "the hybrid dataflow with r = 0: vector quantization alone", cardan_routed_experts,
                 [](std::int64_t d, std::int64_t, std::int64_t K) { return Representation::vq_only(d, K); },
-                true, false, true});
+                true, false, true, true});
   registry.add({"xla", "compiler-lowered baseline: one kernel per op, intermediates through HBM, no prefetch across routing",
                 xla_routed_experts, [](std::int64_t, std::int64_t, std::int64_t) { return Representation::dense_bf16(); }});
   registry.add({"w4a8", "MXFP4 gate/up on the MX matmul, packed output converted per expert, BF16 down",
                 w4a8_routed_experts, [](std::int64_t, std::int64_t, std::int64_t) { return Representation::mxfp4(); }});
   registry.add({"lr-only", "the hybrid dataflow without VQ: low rank alone", cardan_routed_experts,
                 [](std::int64_t, std::int64_t r, std::int64_t) { return Representation::lr_only(r); },
-                false, true, false});
+                false, true, false, true});
 }
 
 }  // namespace stasim

@@ -20,6 +20,8 @@ struct Dataflow {
   // Which of (d, r, K) `representation` reads: a sweep runs one point per combination of those only, so a
   // dataflow that ignores r (vq-only) is not repeated for every r of the grid.
   bool uses_d = false, uses_r = false, uses_K = false;
+  // Whether its expert loop can share an expert between a core's tokens (`--group-routes`: the hybrid's loop).
+  bool groups_routes = false;
 };
 
 class DataflowRegistry {

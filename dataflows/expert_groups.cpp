@@ -16,6 +16,14 @@ const char* to_string(ShardOn shard) {
   return "hidden";
 }
 
+std::vector<ExpertGroup> loop_items(const CoreExperts& core, bool group) {
+  if (group || core.routes.empty()) return core.groups;
+  std::vector<ExpertGroup> items;
+  items.reserve(core.routes.size());
+  for (const Route& r : core.routes) items.push_back({core.groups[r.group].expert, 1});
+  return items;
+}
+
 ShardOn choose_shard(std::uint32_t tokens, const ShardingInputs& in) {
   // selective_expert_impl.py: shard_on_T is disabled for T == 1 and for H * I >= 3072 * 1536.
   if (in.all_experts || in.cores <= 1) return ShardOn::hidden;

@@ -8,8 +8,10 @@
 // - on request (`--split-top-k`), the MX selective kernel's split (selective_expert_mx_impl.py, shard_on_K):
 //   every token on every core, core c taking the k-th experts c·k/cores to (c+1)·k/cores − 1, each over all of
 //   H; the cores' outputs are partial sums over experts, added once at the end.
-// The selective kernel loops over (token, k); a dataflow that shares an expert between the tokens of a core
-// (the hybrid's J_e, C_e and W_down) uses the groups: one per distinct expert of the core, with its tokens.
+// The selective kernel loops over (token, k), each route loading its expert's weights, so a step reads an expert
+// once per token routed to it: dense, w4a8 and, by default, the hybrid (loop_items). `--group-routes` makes the
+// hybrid share an expert between the tokens of a core instead (J_e, C_e and W_down once, token-vector gathers):
+// the groups, one per distinct expert of the core, with its tokens.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +65,12 @@ struct ShardingInputs {
 // Splits a step's routing over the cores. Throws InputError when all-experts mode is asked of a routing that
 // names no expert, or the top-k split of a top-k the cores do not divide.
 ExpertGroups group_experts(const RoutingTrace& trace, const ShardingInputs& in);
+
+// The items of a core's expert loop for a dataflow that can share an expert between tokens (the hybrid): one per
+// (token, k) route in the selective kernel's loop order, each loading its expert for its one token (T_e = 1), or
+// with `group` one per distinct expert with all the core's tokens routed to it (its loads once, T_e tokens per
+// gather index and down matmul). All-experts mode has no routes: its groups.
+std::vector<ExpertGroup> loop_items(const CoreExperts& core, bool group);
 
 // The kernel's choice (selective_expert_impl.py): tokens are split unless there is one token or the
 // projection is large (H·I >= 3072·1536, NKL-1013); all-experts mode always splits H; the top-k split when asked.

@@ -53,7 +53,7 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
                bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
                std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
                bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge, bool fp32_table,
-               bool split_top_k) {
+               bool split_top_k, bool group_routes) {
   RunRequest req;
   req.model = model;
   req.dataflow = dataflow;
@@ -77,6 +77,7 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
   req.private_hwdge = private_hwdge;
   req.fp32_table = fp32_table;
   req.split_top_k = split_top_k;
+  req.group_routes = group_routes;
   req.fused_gate_up_loads = fused_gate_up_loads;
   req.fused_gate_up_exchange = fused_gate_up_exchange;
   req.no_group_exchange = !group_exchange;
@@ -98,7 +99,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
                  const std::string& routes, std::uint64_t routing_seed, bool reuse, bool batch_gathers,
                  bool joint_psum, bool overlap, bool fuse_projections, bool all_experts, bool routed_swdge,
                  bool fused_gate_up_loads, bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge,
-                 bool fp32_table, bool split_top_k) {
+                 bool fp32_table, bool split_top_k, bool group_routes) {
   SweepSpec spec;
   // What every point starts from, as the CLI's run options on `stasim sweep` (its own model, dataflow, d, r, K,
   // batch, layers and down schedule come from the grid).
@@ -118,6 +119,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   spec.base.private_hwdge = private_hwdge;
   spec.base.fp32_table = fp32_table;
   spec.base.split_top_k = split_top_k;
+  spec.base.group_routes = group_routes;
   spec.base.fused_gate_up_loads = fused_gate_up_loads;
   spec.base.fused_gate_up_exchange = fused_gate_up_exchange;
   spec.base.no_group_exchange = !group_exchange;
@@ -166,7 +168,8 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("routes") = "", py::arg("routing_seed") = 0, py::arg("all_experts") = false,
         py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
         py::arg("fused_gate_up_exchange") = false, py::arg("group_exchange") = true,
-        py::arg("private_hwdge") = false, py::arg("fp32_table") = false, py::arg("split_top_k") = false);
+        py::arg("private_hwdge") = false, py::arg("fp32_table") = false, py::arg("split_top_k") = false,
+        py::arg("group_routes") = false);
   m.def("sweep", &sweep,
         "Run a grid of decode simulations; returns one dict per point with the columns of `stasim sweep`'s CSV "
         "(vary maps a config key to its values, as --vary key=v1,v2).",
@@ -182,5 +185,6 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("overlap") = true, py::arg("fuse_projections") = false, py::arg("all_experts") = false,
         py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
         py::arg("fused_gate_up_exchange") = false, py::arg("group_exchange") = true,
-        py::arg("private_hwdge") = false, py::arg("fp32_table") = false, py::arg("split_top_k") = false);
+        py::arg("private_hwdge") = false, py::arg("fp32_table") = false, py::arg("split_top_k") = false,
+        py::arg("group_routes") = false);
 }

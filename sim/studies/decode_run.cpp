@@ -77,6 +77,15 @@ InputError per_hardware_key(const InputError& e, const DecodeRun& run) {
   return InputError(out);
 }
 
+// How the step's expert loop runs: "all" (every expert over all tokens), "experts" (each distinct expert once for
+// its tokens: the hybrid with --group-routes, xla's per-expert kernels over the step) or "routes" (the selective
+// kernel's (token, k) loop, each route loading its expert).
+std::string expert_loop(const DecodeRun& run) {
+  if (run.decode.experts.all_experts) return "all";
+  if (run.options.group_routes || run.dataflow == "xla") return "experts";
+  return "routes";
+}
+
 }  // namespace
 
 DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
@@ -116,6 +125,9 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
 
   // Each switch sets its option (request_switches.hpp); a dataflow without the part a switch changes ignores it.
   for (const RequestSwitch& s : request_switches()) run.options.*s.option = s.on(req);
+  // Only the hybrid's loop can share an expert between tokens: dense, w4a8 and xla keep theirs (the run reports
+  // the loop that ran: experts.loop in the JSON).
+  run.options.group_routes = run.options.group_routes && dataflow.groups_routes;
   run.options.layers = req.layers;
   run.options.routing_seed = req.routing_seed;
   if (req.fused_gate_up_exchange) {
@@ -243,6 +255,7 @@ nlohmann::json decode_json(const DecodeRun& run) {
   doc["layers"] = run.decode.layers.size();
   doc["experts"] = {{"mode", run.decode.experts.all_experts ? "all" : "selective"},
                     {"cores_split", to_string(run.decode.experts.shard)},
+                    {"loop", expert_loop(run)},
                     {"distinct", run.decode.experts.size()}};
   doc["tpot_us"] = us3(r.total_ps);
   doc["us_per_token"] = us3(r.total_ps / std::max<std::int64_t>(run.deployment.batch, 1));
@@ -306,10 +319,13 @@ void print_decode(std::ostream& out, const DecodeRun& run) {
   out << line;
   if (run.deployment.batch > 1 || run.decode.experts.all_experts) {
     const ExpertGroups& ex = run.decode.experts;
+    const std::string loop = expert_loop(run);
     std::snprintf(line, sizeof line, "batch %lld: %.3f us per token; %s, cores split %s; %u distinct experts per MoE layer\n",
                   static_cast<long long>(run.deployment.batch), us(r.total_ps) / static_cast<double>(run.deployment.batch),
-                  ex.all_experts ? "all-experts mode (every expert over all tokens)" : "selective: each core loops over its (token, expert) routes",
-                  ex.shard == ShardOn::tokens ? "the tokens" : "H", ex.size());
+                  loop == "all" ? "all-experts mode (every expert over all tokens)"
+                  : loop == "experts" ? "selective: each core loads each distinct expert of its tokens once (--group-routes)"
+                                      : "selective: each core loops over its (token, expert) routes",
+                  ex.shard == ShardOn::tokens ? "the tokens" : ex.shard == ShardOn::top_k ? "each token's top-k" : "H", ex.size());
     out << line;
   }
   std::snprintf(line, sizeof line, "storage %.4f bits/weight, gate/up %.3fx smaller than BF16\n",

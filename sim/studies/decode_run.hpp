@@ -36,6 +36,7 @@ struct RunRequest {
   bool fused_gate_up_exchange = false;  // an expert's partial gate and up rows in one sendrecv (H split), not two
   bool fp32_table = false;            // the hybrid's code-word table T (and its gathered rows) in FP32, not BF16
   bool split_top_k = false;           // each core takes top_k / LNC of every token's experts over all of H
+  bool group_routes = false;          // the hybrid loads a core's distinct experts once for all their tokens
 };
 
 struct DecodeRun {

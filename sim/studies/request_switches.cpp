@@ -44,6 +44,10 @@ const std::vector<RequestSwitch>& request_switches() {
        "the rank's cores split each token's top-k experts (whole experts over all of H, outputs summed once) instead "
        "of splitting H or the tokens",
        &RunRequest::split_top_k, &DataflowOptions::split_top_k, false, true},
+      {"group_routes", "--group-routes",
+       "several tokens per core: the hybrid loads each distinct expert once for all the core's tokens routed to it "
+       "(token-vector gathers) instead of once per (token, expert) route",
+       &RunRequest::group_routes, &DataflowOptions::group_routes, false, true},
   };
   return table;
 }

@@ -159,6 +159,31 @@ TEST(DecodeCli, TheTopKSplitReadsTheSameBytesOrSaysWhyItCannot) {
   }
 }
 
+// --group-routes: several tokens per core, the hybrid loads each distinct expert of a core once for its tokens
+// instead of once per (token, expert) route (fewer HBM bytes: OLMoE at 8 tokens routes 64 (token, expert) pairs over
+// fewer distinct experts per core); it changes nothing at one token, nor dense, whose loop stays per route; the
+// JSON names the loop that ran.
+TEST(DecodeCli, GroupRoutesSharesTheHybridsExpertsBetweenTokensAndNothingElse) {
+  const std::string olmoe = "--layers 1 --model olmoe-1b-7b --batch 8 --down-schedule weight-sbuf";
+  nlohmann::json routes = run_json(olmoe, "routes.json"), grouped = run_json(olmoe + " --group-routes", "grouped.json");
+  EXPECT_EQ(routes["experts"]["loop"], "routes");
+  EXPECT_EQ(grouped["experts"]["loop"], "experts");
+  EXPECT_EQ(routes["experts"]["cores_split"], "tokens");
+  EXPECT_LT(grouped["dma"]["hbm_read_bytes"].get<double>(), routes["dma"]["hbm_read_bytes"].get<double>());
+  EXPECT_LT(grouped["tpot_us"].get<double>(), routes["tpot_us"].get<double>());
+  nlohmann::json dense = run_json(olmoe + " --dataflow dense", "dense_routes.json");
+  nlohmann::json dense_grouped = run_json(olmoe + " --dataflow dense --group-routes", "dense_grouped.json");
+  EXPECT_EQ(dense_grouped["experts"]["loop"], "routes");
+  EXPECT_EQ(dense_grouped["tpot_us"], dense["tpot_us"]);
+  EXPECT_EQ(dense_grouped["dma"]["hbm_read_bytes"], dense["dma"]["hbm_read_bytes"]);
+  nlohmann::json one = run_json("--layers 1", "one.json"), one_grouped = run_json("--layers 1 --group-routes", "one_grouped.json");
+  EXPECT_EQ(one_grouped["tpot_us"], one["tpot_us"]);
+  EXPECT_EQ(one_grouped["experts"]["cores_split"], "hidden");
+  Output text = run("run " + olmoe + " --group-routes");
+  EXPECT_EQ(text.code, 0) << text.text;
+  EXPECT_THAT(text.text, HasSubstr("selective: each core loads each distinct expert of its tokens once (--group-routes), cores split the tokens"));
+}
+
 TEST(DecodeCli, CompareReportsSpeedupsAgainstTheFirstDataflow) {
   std::string path = testing::TempDir() + "compare.json";
   Output o = run("compare --layers 2 --dataflows dense,cardan --down-schedule weight-sbuf --json " + path);

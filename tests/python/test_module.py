@@ -71,6 +71,15 @@ class RunTest(unittest.TestCase):
                              "--split-top-k", "--quiet", "--json", "-"))
         self.assertEqual(split["tpot_us"], out["tpot_us"])
         self.assertEqual(split["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"])
+        # Several tokens: the hybrid's experts shared between a core's tokens, as `--group-routes`.
+        olmoe = dict(model="olmoe-1b-7b", batch=8, layers=1, down="weight-sbuf")
+        grouped = stasim.run(dataflow="cardan", group_routes=True, **olmoe)
+        per_route = stasim.run(dataflow="cardan", **olmoe)
+        out = json.loads(cli("run", "--model", "olmoe-1b-7b", "--batch", "8", "--layers", "1", "--down-schedule",
+                             "weight-sbuf", "--group-routes", "--quiet", "--json", "-"))
+        self.assertEqual(grouped["tpot_us"], out["tpot_us"])
+        self.assertEqual(grouped["experts"]["loop"], "experts")
+        self.assertLess(grouped["dma"]["hbm_read_bytes"], per_route["dma"]["hbm_read_bytes"])
         rows = stasim.sweep(dataflows=["dense"], layers=1, fused_gate_up_loads=True)
         self.assertEqual(rows[0]["tpot_us"], fused["tpot_us"])
 

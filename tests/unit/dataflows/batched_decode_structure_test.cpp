@@ -1,6 +1,7 @@
 // Batched decode as a graph (nki-library selective_expert_impl.py): the cores split the tokens, each core loops
-// over its (token, expert) routes; the hybrid shares an expert's J_e, C_e and W_down between the core's tokens
-// routed to it; all-experts mode only when asked; routing errors.
+// over its (token, expert) routes, every route loading its expert (dense, and the hybrid by default); with
+// --group-routes the hybrid shares an expert's J_e, C_e and W_down between the core's tokens routed to it;
+// all-experts mode only when asked; routing errors.
 #include "decode_fixture.hpp"
 #include "sim/core/dma_descriptors.hpp"
 #include "sim/core/input_error.hpp"
@@ -91,8 +92,40 @@ TEST(BatchedDecodeStructure, DenseLoadsEveryRouteItsOwnExpertWeights) {
   EXPECT_EQ(count_ops(g, ".to_core", "L0.c0.e"), 0u);
 }
 
-TEST(BatchedDecodeStructure, CardanSharesAnExpertBetweenTheTokensOfACore) {
+TEST(BatchedDecodeStructure, CardanLoadsEveryRouteItsOwnExpertByDefault) {
   Built b = build_batch("cardan", 4, one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  // The selective loop: J and C once per (token, expert) route, 16 on each core per projection (core 0's experts
+  // 4..7 twice: routes 4..7 for token 0, routes 8..11 for token 1), each with its GpSimd descriptor op.
+  EXPECT_EQ(count_ops(g, ".load_J.dge", "L0.c0."), 16u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_C.dge", "L0.c0."), 16u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_J.dge", "L0.c1."), 16u * 2u);
+  EXPECT_EQ(count_ops(g, ".load_down[", "L0.c0.e"), 16u * 2u);  // ceil(I_rank 256 / 128) = 2 per route
+  // Route 4 (token 0's expert 4) and route 8 (token 1's expert 4) load the same bytes, one token each.
+  const Op* j4 = find_op(g, "L0.c0.e4.gate.load_J");
+  const Op* j8 = find_op(g, "L0.c0.e8.gate.load_J");
+  ASSERT_NE(j4, nullptr);
+  ASSERT_NE(j8, nullptr);
+  EXPECT_EQ(j4->bytes, j8->bytes);
+  EXPECT_EQ(j4->bytes, 256u * 256u);  // J_e: H/d = 256 blocks x I_rank 256 uint8
+  EXPECT_EQ(find_op(g, "L0.c0.e4.gate.vq_sum[0]")->m, 1u);
+  EXPECT_EQ(find_op(g, "L0.c0.e8.down[0]")->n, 1u);
+  // Calls of ceil(8 / 2) = 4 routes of one token each: 4 calls per projection, 4 x 2 x 256 = 2048 elements.
+  for (const char* call : {"L0.c0.g0.gate.gather", "L0.c0.g1.gate.gather", "L0.c0.g3.gate.gather"}) {
+    const Op* gather = find_op(g, call);
+    ASSERT_NE(gather, nullptr) << call;
+    EXPECT_EQ(gather->free, 4u * 2u * 256u) << call;
+    EXPECT_EQ(gather->elements_per_index, 1u) << call;
+  }
+  EXPECT_EQ(find_op(g, "L0.c0.g4.gate.gather"), nullptr);
+  // T still covers the core's two tokens once (each route reads its token's column).
+  EXPECT_EQ(count_ops(g, ".T_mm[", "L0.c0.gate"), 2u * 2u);
+}
+
+TEST(BatchedDecodeStructure, CardanWithGroupRoutesSharesAnExpertBetweenTheTokensOfACore) {
+  DataflowOptions o = one_layer();
+  o.group_routes = true;
+  Built b = build_batch("cardan", 4, o);
   const ScheduleGraph& g = b.decode.graph;
   // J and C once per distinct expert of the core: 12 on core 0, 16 on core 1, per projection; each load is a
   // software-DGE transfer with its GpSimd descriptor op (".load_J.dge"), so two ops per load carry the name.
