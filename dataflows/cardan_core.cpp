@@ -87,7 +87,10 @@ void CardanCore::compute_round(std::uint32_t round) {
       r.z[p] = shared_z(ctx_, core_, shape_, in_.normed[core_], basis_[p], *plan_, pn);
       ctx_.static_read(core_, r.z[p]);
     }
-    if (vq_) {
+    if (vq_ && round > 0 && !opt_.recompute_table) {
+      // Without reuse only z is recomputed per expert: every expert's selections read the table of round 0.
+      r.table[p] = rounds_[0].table[p];
+    } else if (vq_) {
       r.table[p] = shared_table(ctx_, core_, shape_, in_.normed[core_], codebook_[p], *plan_, pn);
       ctx_.static_read(core_, r.table[p]);
     }

@@ -75,10 +75,17 @@ struct DataflowOptions {
   // both (nki-library's gate/up projection does so when it tiles columns, use_fused_gate_up_sendrecv) instead of
   // one per projection (its selective-expert path, column tiling off): half the exchanges, twice the bytes each.
   bool fused_gate_up_exchange = false;
-  // The hybrid's code-word table T kept in FP32, its PSUM result's precision, instead of BF16: the gathered rows are
-  // then FP32 and their reduction over the blocks runs on TensorE at the FP32 rate (a quarter). Which one the
-  // study's kernel keeps is not public; BF16 by default, as B, D and C_e are (docs/hardware-model.md).
-  bool fp32_table = false;
+  // The hybrid's code-word table T kept in FP32, its PSUM result's precision: the gathered rows are FP32 and their
+  // reduction over the blocks runs on TensorE at the FP32 rate (a quarter). Which one the study's kernel keeps is
+  // not public; FP32 is the structure the measured profiles choose (the six-layer TensorE time holds a part that
+  // neither reuse nor batching moves, which the FP32 reduction supplies: README "Known gaps"); `--no-fp32-table`
+  // keeps it in BF16, as B, D and C_e are.
+  bool fp32_table = true;
+  // Without reuse (reuse_shared_projections false), recompute the table T per expert as well as z, as
+  // docs/cardan.md words the ablation. By default only z is: the measured TensorE time a round saves (632 − 562 µs
+  // over six layers, 0.83 µs per round and core) is what z's 32 skinny matmuls cost at the 64-cycle issue, and T
+  // depends on neither the expert nor its routing.
+  bool recompute_table = false;
   // The rank's cores split every token's top-k experts (core c takes the k-th experts c·k/LNC to (c+1)·k/LNC − 1,
   // each over the whole H) and sum their outputs once at the end, as nki-library's MX selective-expert kernel
   // does (selective_expert_mx_impl.py, shard_on_K), instead of splitting H (one token) or the tokens

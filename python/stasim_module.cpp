@@ -53,7 +53,7 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
                bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
                std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
                bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge, bool fp32_table,
-               bool split_top_k, bool group_routes) {
+               bool split_top_k, bool group_routes, bool recompute_table) {
   RunRequest req;
   req.model = model;
   req.dataflow = dataflow;
@@ -75,7 +75,8 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
   req.all_experts = all_experts;
   req.routed_swdge = routed_swdge;
   req.private_hwdge = private_hwdge;
-  req.fp32_table = fp32_table;
+  req.no_fp32_table = !fp32_table;
+  req.recompute_table = recompute_table;
   req.split_top_k = split_top_k;
   req.group_routes = group_routes;
   req.fused_gate_up_loads = fused_gate_up_loads;
@@ -99,7 +100,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
                  const std::string& routes, std::uint64_t routing_seed, bool reuse, bool batch_gathers,
                  bool joint_psum, bool overlap, bool fuse_projections, bool all_experts, bool routed_swdge,
                  bool fused_gate_up_loads, bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge,
-                 bool fp32_table, bool split_top_k, bool group_routes) {
+                 bool fp32_table, bool split_top_k, bool group_routes, bool recompute_table) {
   SweepSpec spec;
   // What every point starts from, as the CLI's run options on `stasim sweep` (its own model, dataflow, d, r, K,
   // batch, layers and down schedule come from the grid).
@@ -117,7 +118,8 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   spec.base.all_experts = all_experts;
   spec.base.routed_swdge = routed_swdge;
   spec.base.private_hwdge = private_hwdge;
-  spec.base.fp32_table = fp32_table;
+  spec.base.no_fp32_table = !fp32_table;
+  spec.base.recompute_table = recompute_table;
   spec.base.split_top_k = split_top_k;
   spec.base.group_routes = group_routes;
   spec.base.fused_gate_up_loads = fused_gate_up_loads;
@@ -168,8 +170,8 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("routes") = "", py::arg("routing_seed") = 0, py::arg("all_experts") = false,
         py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
         py::arg("fused_gate_up_exchange") = false, py::arg("group_exchange") = true,
-        py::arg("private_hwdge") = false, py::arg("fp32_table") = false, py::arg("split_top_k") = false,
-        py::arg("group_routes") = false);
+        py::arg("private_hwdge") = false, py::arg("fp32_table") = true, py::arg("split_top_k") = false,
+        py::arg("group_routes") = false, py::arg("recompute_table") = false);
   m.def("sweep", &sweep,
         "Run a grid of decode simulations; returns one dict per point with the columns of `stasim sweep`'s CSV "
         "(vary maps a config key to its values, as --vary key=v1,v2).",
@@ -185,6 +187,6 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("overlap") = true, py::arg("fuse_projections") = false, py::arg("all_experts") = false,
         py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
         py::arg("fused_gate_up_exchange") = false, py::arg("group_exchange") = true,
-        py::arg("private_hwdge") = false, py::arg("fp32_table") = false, py::arg("split_top_k") = false,
-        py::arg("group_routes") = false);
+        py::arg("private_hwdge") = false, py::arg("fp32_table") = true, py::arg("split_top_k") = false,
+        py::arg("group_routes") = false, py::arg("recompute_table") = false);
 }

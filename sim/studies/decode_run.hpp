@@ -34,7 +34,8 @@ struct RunRequest {
   bool private_hwdge = false;         // the hybrid's J_e and C_e loads: descriptors by the hardware DGE, not GpSimd
   bool fused_gate_up_loads = false;   // dense experts' gate/up loaded as one fused view (runs of 2 x I)
   bool fused_gate_up_exchange = false;  // an expert's partial gate and up rows in one sendrecv (H split), not two
-  bool fp32_table = false;            // the hybrid's code-word table T (and its gathered rows) in FP32, not BF16
+  bool no_fp32_table = false;         // the hybrid's code-word table T (and its gathered rows) in BF16, not FP32
+  bool recompute_table = false;       // without reuse, T recomputed per expert as well as z
   bool split_top_k = false;           // each core takes top_k / LNC of every token's experts over all of H
   bool group_routes = false;          // the hybrid loads a core's distinct experts once for all their tokens
 };

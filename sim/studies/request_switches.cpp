@@ -36,10 +36,13 @@ const std::vector<RequestSwitch>& request_switches() {
       {"fused_gate_up_exchange", "--fused-gate-up-exchange",
        "with H split over the cores, an expert's partial gate and up rows cross in one sendrecv instead of two",
        &RunRequest::fused_gate_up_exchange, &DataflowOptions::fused_gate_up_exchange, false, true},
-      {"fp32_table", "--fp32-table",
-       "keep the code-word table T in FP32 (its PSUM result) instead of BF16: FP32 gathers and a quarter-rate TensorE "
+      {"fp32_table", "--no-fp32-table",
+       "keep the code-word table T in BF16 instead of FP32 (its PSUM result): BF16 gathers and a full-rate TensorE "
        "reduction",
-       &RunRequest::fp32_table, &DataflowOptions::fp32_table, false, true},
+       &RunRequest::no_fp32_table, &DataflowOptions::fp32_table, true, true},
+      {"recompute_table", "--recompute-table",
+       "with --no-reuse, recompute the code-word table T per expert as well as z (by default only z is)",
+       &RunRequest::recompute_table, &DataflowOptions::recompute_table, false, true},
       {"split_top_k", "--split-top-k",
        "the rank's cores split each token's top-k experts (whole experts over all of H, outputs summed once) instead "
        "of splitting H or the tokens",

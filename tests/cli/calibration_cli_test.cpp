@@ -58,18 +58,8 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
   // + 1 step-time ratio + the attention share = 20 targets.
   ASSERT_EQ(by_id.size(), 20u);
-  for (const char* id : {"dense.tpot_ms", "cardan.tpot_ms", "ablation.hybrid_only.reduction_vs_dense",
-                         "ablation.batching.reduction_vs_previous", "profile6.tensor_active_us[hybrid_only]",
-                         "profile6.dma_active_us[hybrid_only]", "profile6.dma_active_us[reuse]",
-                         "profile6.gpsimd_instructions[reuse]", "profile6.gpsimd_instructions[reuse_and_batching]",
-                         "profile6.gpsimd_active_us[reuse]", "profile6.gpsimd_active_us[reuse_and_batching]",
-                         "profile6.gpsimd_active_us_by_rate[d4_r256]", "profile6.gpsimd_active_us_by_rate[d8_r384]",
-                         "profile6.gpsimd_active_us_by_rate[d2_r0]", "profile6.hbm_read_change[d8_r384_vs_d4_r256]",
-                         "profile6.hbm_read_change[d2_r0_vs_d8_r384]", "profile6.step_time_ratio[d2_r0_vs_d8_r384]",
-                         "attention_share.dense"}) {
-    ASSERT_TRUE(by_id.count(id)) << id;
-    EXPECT_TRUE(by_id[id]["pass"].get<bool>()) << id << ": " << by_id[id].dump();
-  }
+  // Every target within its tolerance (README Fidelity table).
+  for (const auto& [id, t] : by_id) EXPECT_TRUE(t["pass"].get<bool>()) << id << ": " << t.dump();
   // TPOT: both within ±5% (7.851 and 6.278 ms) with the documented DMA issue cost (1300 ns), TensorE minimum
   // issue (64 cycles) and TensorE dI/dt throttle (half rate from low load, 3 us ramp) in force.
   EXPECT_NEAR(by_id["dense.tpot_ms"]["predicted"].get<double>(), 7.851, 7.851 * 0.05);
@@ -79,17 +69,16 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   EXPECT_GT(by_id["ablation.batching.reduction_vs_previous"]["predicted"].get<double>(), 0);
   // GpSimd time at the three equal-rate points, within 10% since the private loads' descriptors are GpSimd work
   // (software DGE, the same ~28.3 MB of J_e and C_e per core and six layers at every point) outside the
-  // instruction counts: per index the fit now charges 1.47 + 1 (word) + 1 (widening) = 3.5 cycles, within 2x of
-  // the ~1.8 cycles per element the measured times give (README "Known gaps"), no longer 4.5x.
+  // instruction counts (README "Known gaps").
   EXPECT_LT(by_id["profile6.gpsimd_active_us_by_rate[d2_r0]"]["predicted"].get<double>(), 603 * 1.1);
-  // Without reuse every expert recomputes z and T: over six layers at (4, 256) reuse saves 572.2 - 385.3 = 186.9
-  // us of TensorE time against 632 - 562 = 70 published, so the reuse step overshoots (9.2% against 4.9%) and
-  // TensorE time with reuse is 31% under the profile's (README known gaps).
-  EXPECT_LT(by_id["profile6.tensor_active_us[reuse]"]["predicted"].get<double>(), 562 * 0.9);
-  for (const char* id : {"ablation.reuse.reduction_vs_previous", "profile6.tensor_active_us[reuse]"}) {
-    ASSERT_TRUE(by_id.count(id)) << id;
-    EXPECT_FALSE(by_id[id]["pass"].get<bool>()) << id << " now passes: update the Fidelity table and this test";
-  }
+  // Without reuse only z is recomputed per expert (T depends on neither the expert nor its routing), and the table
+  // is FP32: over six layers at (4, 256) reuse saves 597.3 - 507.7 = 89.6 us of TensorE time (70 published) and
+  // the step 6.2% (4.9%); the FP32 reductions of the gathered rows are TensorE time both variants have.
+  const double saved = by_id["profile6.tensor_active_us[hybrid_only]"]["predicted"].get<double>() -
+                       by_id["profile6.tensor_active_us[reuse]"]["predicted"].get<double>();
+  EXPECT_GT(saved, 0.0);
+  EXPECT_LT(saved, 2 * 70.0);
+  EXPECT_GT(by_id["profile6.tensor_active_us[reuse]"]["predicted"].get<double>(), 562 * 0.9);
   // Instruction counts are structural (no parameter moves them), over the six decoder layers (the LM head and
   // embedding are outside the profile window): a selection call and its uint8-index widening are two.
   // Unbatched: 6 layers x 2 cores x 8 experts x 2 projections = 192 calls = 384 (385 published). Batched,
@@ -100,7 +89,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // rank at every (d, r)): 1267.6 / 1216.9 - 1 = +4.17% (0.042 published) and 1116.0 / 1267.6 - 1 = -11.96% (-0.12).
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d8_r384_vs_d4_r256]"]["predicted"].get<double>(), 1267605504.0 / 1216880640 - 1, 1e-4);
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d2_r0_vs_d8_r384]"]["predicted"].get<double>(), 1116020736.0 / 1267605504 - 1, 1e-4);
-  EXPECT_EQ(doc["passed"].get<int>(), 18);
+  EXPECT_EQ(doc["passed"].get<int>(), 20);
 
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
   // published); attention is 3.03% of Qwen3's decoder weights; the critical engines are right (at (8, 384) DMA
@@ -118,18 +107,22 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   EXPECT_EQ(facts["fact.critical_engine"]["checks"][1]["model"].get<std::string>(), "gpsimd");
   EXPECT_TRUE(facts["fact.mechanism_directions"]["holds"].get<bool>());
   EXPECT_TRUE(facts["fact.mechanism_directions"]["checks"][0]["holds"].get<bool>());
-  // 384 / 96 = 4, inside [3.2, 4.8]; GpSimd time 522.8 < 610.1 us.
+  // 384 / 96 = 4, inside [3.2, 4.8]; GpSimd time 517.9 < 606.0 us.
   EXPECT_EQ(facts["fact.mechanism_directions"]["checks"][1]["model"].get<std::string>(), "4");
   EXPECT_TRUE(facts["fact.mechanism_directions"]["checks"][2]["holds"].get<bool>());
 }
 
 // validate holds the model to the measurements: a target out of tolerance (or a fact that does not hold) is a
 // failed check, exit 1, unless --report-only.
+// The shipped calibration passes (exit 0: issue "Fidelity III"'s done-when); the uncalibrated trn3 (documented and
+// assumed values only) misses 13 targets and two facts: exit 1, unless --report-only.
 TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
   Outcome o = run_stasim("validate --quiet");
+  EXPECT_EQ(o.code, 0) << o.text;
+  o = run_stasim("validate --quiet --hw trn3");
   EXPECT_EQ(o.code, 1) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("check failed: 2 of 20 targets out of tolerance, 0 of 4 checked facts do not hold"));
-  o = run_stasim("validate --quiet --report-only");
+  EXPECT_THAT(o.text, HasSubstr("check failed: 13 of 20 targets out of tolerance, 2 of 4 checked facts do not hold"));
+  o = run_stasim("validate --quiet --hw trn3 --report-only");
   EXPECT_EQ(o.code, 0) << o.text;
 }
 

@@ -153,7 +153,7 @@ TEST(OpTable, AGpSimdSendrecvRowCarriesItsBytes) {
   EXPECT_EQ(swap.at("achieved_gbps"), "0.762");
 }
 
-// --fp32-table (the hybrid's code-word table T in FP32): the rows show what changes. The 32 reductions of one Qwen3
+// The hybrid's code-word table T in FP32 (the default) against --no-fp32-table: the rows show what changes. The 32 reductions of one Qwen3
 // layer (2 cores x 8 experts x gate and up, one 128-block tile each, a ones vector stationary and 192 columns
 // moving) go from max(min(64, 1), 192) + 32 = 224 to 4 x 192 + 32 = 800 cycles: 576 more each, 32 x 576 / 2.4 GHz
 // = 7.68 us more at full rate and at most twice that under the dI/dt throttle's half rate. GpSimd's gathers move
@@ -165,7 +165,7 @@ TEST(OpTable, AnFp32TableSlowsOnlyTheReductionOfTheGatheredRows) {
     EXPECT_EQ(o.code, 0) << o.text;
     return read_csv(tmp(name));
   };
-  const std::vector<Row> bf16 = rows("", "table_bf16.csv"), fp32 = rows(" --fp32-table", "table_fp32.csv");
+  const std::vector<Row> bf16 = rows(" --no-fp32-table", "table_bf16.csv"), fp32 = rows("", "table_fp32.csv");
   auto sum = [](const std::vector<Row>& table, const std::string& part, const std::string& engine, std::size_t* n) {
     double ns = 0;
     *n = 0;

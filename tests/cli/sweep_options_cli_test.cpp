@@ -211,18 +211,18 @@ TEST(SweepOptionsCli, OutputsRenamedIntoPlaceRefuseStdout) {
   EXPECT_TRUE(std::filesystem::is_empty(folder));
 }
 
-// fp32_table (run --fp32-table) as a sweep YAML key and as an axis: each row is the run with the same switch, and a
-// value that is not a boolean names the file, line and key.
+// fp32_table (on by default; run --no-fp32-table turns it off) as a sweep YAML key and as an axis: each row is the run
+// with the same switch, and a value that is not a boolean names the file, line and key.
 TEST(SweepOptionsCli, TheTableTypeIsAKeyAndAnAxis) {
   const std::string yaml = tmp("fp32_table.yaml");
-  std::ofstream(yaml) << "dataflows: [cardan]\nlayers: 1\nfp32_table: true\n";
+  std::ofstream(yaml) << "dataflows: [cardan]\nlayers: 1\nfp32_table: false\n";
   const std::string keyed = tmp("fp32_table.csv");
   stasim::test::Output o = run_stasim("sweep --config " + yaml + " --force --out " + keyed);
   ASSERT_EQ(o.code, 0) << o.text;
   std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(keyed);
   ASSERT_EQ(rows.size(), 1u);
-  const double fp32 = run_tpot("--dataflow cardan --fp32-table"), bf16 = run_tpot("--dataflow cardan");
-  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), fp32);
+  const double fp32 = run_tpot("--dataflow cardan"), bf16 = run_tpot("--dataflow cardan --no-fp32-table");
+  EXPECT_EQ(rows[0]["tpot_us"].get<double>(), bf16);
   EXPECT_GT(fp32, bf16);  // the reductions of the gathered rows run at the FP32 rate
   const std::string axis = tmp("fp32_axis.csv");
   o = run_stasim("sweep --layers 1 --dataflows cardan --vary option.fp32_table=0,1 --force --out " + axis);

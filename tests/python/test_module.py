@@ -61,10 +61,14 @@ class RunTest(unittest.TestCase):
         private_hw = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", private_hwdge=True)
         self.assertLess(private_hw["engines"]["gpsimd"]["active_us"], private_sw["engines"]["gpsimd"]["active_us"])
         self.assertEqual(private_hw["engines"]["gpsimd"]["instructions"], private_sw["engines"]["gpsimd"]["instructions"])
-        # The code-word table in FP32, as `--fp32-table`: the same GpSimd work, more TensorE time.
-        fp32_table = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", fp32_table=True)
-        self.assertGreater(fp32_table["engines"]["tensor"]["active_us"], private_sw["engines"]["tensor"]["active_us"])
-        self.assertEqual(fp32_table["engines"]["gpsimd"]["active_us"], private_sw["engines"]["gpsimd"]["active_us"])
+        # The code-word table in BF16, as `--no-fp32-table` (FP32 by default): the same GpSimd work, less TensorE time.
+        bf16_table = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", fp32_table=False)
+        self.assertLess(bf16_table["engines"]["tensor"]["active_us"], private_sw["engines"]["tensor"]["active_us"])
+        self.assertEqual(bf16_table["engines"]["gpsimd"]["active_us"], private_sw["engines"]["gpsimd"]["active_us"])
+        # Without reuse, T recomputed per expert as well as z, as `--no-reuse --recompute-table`: more TensorE time.
+        z_only = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", reuse=False)
+        with_table = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", reuse=False, recompute_table=True)
+        self.assertGreater(with_table["engines"]["tensor"]["active_us"], z_only["engines"]["tensor"]["active_us"])
         # The cores split each token's experts, as `--split-top-k`: the same bytes read.
         split = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", split_top_k=True)
         out = json.loads(cli("run", "--dataflow", "dense", "--layers", "1", "--down-schedule", "weight-sbuf",

@@ -143,9 +143,15 @@ TEST(GatherPipelineStructure, WithoutReuseEachRoundIsIssuedOneExpertAhead) {
     ASSERT_NE(reduction, kNoOp);
     EXPECT_LT(queue_position(g, next_round), queue_position(g, reduction)) << e;
   }
-  // Each expert's gather reads its own round's table.
-  EXPECT_TRUE(waits_for(g, find_named(g, "L0.c0.e3.gate.gather"), find_named(g, "L0.c0.gate.e3.T_mm[0]")));
-  EXPECT_FALSE(waits_for(g, find_named(g, "L0.c0.e3.gate.gather"), find_named(g, "L0.c0.gate.e4.T_mm[0]")));
+  // Every expert's gather reads the one table of round 0 (only z is recomputed), and no round after it has a table.
+  EXPECT_TRUE(waits_for(g, find_named(g, "L0.c0.e3.gate.gather"), find_named(g, "L0.c0.gate.e0.T_mm[0]")));
+  EXPECT_EQ(find_named(g, "L0.c0.gate.e3.T_mm[0]"), kNoOp);
+  // With --recompute-table each expert's gather reads its own round's table.
+  o.recompute_table = true;
+  Built t = build("qwen3-30b-a3b", "cardan", o);
+  const ScheduleGraph& h = t.decode.graph;
+  EXPECT_TRUE(waits_for(h, find_named(h, "L0.c0.e3.gate.gather"), find_named(h, "L0.c0.gate.e3.T_mm[0]")));
+  EXPECT_FALSE(waits_for(h, find_named(h, "L0.c0.e3.gate.gather"), find_named(h, "L0.c0.gate.e4.T_mm[0]")));
 }
 
 TEST(W4a8Structure, ThePackedOutputMakesALayoutRoundTripBeforeTheProduct) {
@@ -164,14 +170,15 @@ TEST(W4a8Structure, ThePackedOutputMakesALayoutRoundTripBeforeTheProduct) {
   EXPECT_EQ(g.op(find_named(g, "L0.c0.e2.gate.mx_unswizzle[0]")).engine, Engine::tensor);
 }
 
-// --fp32-table: T drained to SBUF as FP32, gathered as FP32 and reduced over the blocks by FP32 matmuls; nothing
-// else changes. Qwen3 at (8, 384), one layer: per core 8 experts x 2 projections, each one vq_sum over its
+// The FP32 table (the default; --no-fp32-table keeps it in BF16): T drained to SBUF as FP32, gathered as FP32 and
+// reduced over the blocks by FP32 matmuls; nothing else changes. Qwen3 at (8, 384), one layer: per core 8 experts x 2 projections, each one vq_sum over its
 // 2048 / 2 / 8 = 128 blocks (one tile), and the T of each projection drained once.
 TEST(TableStructure, Fp32TableKeepsTheTableItsGathersAndTheirReductionInFp32) {
   DataflowOptions o = one_layer();
-  Built bf16 = build("qwen3-30b-a3b", "cardan", o);
-  o.fp32_table = true;
+  EXPECT_TRUE(o.fp32_table);  // the default
   Built fp32 = build("qwen3-30b-a3b", "cardan", o);
+  o.fp32_table = false;
+  Built bf16 = build("qwen3-30b-a3b", "cardan", o);
   const ScheduleGraph& a = bf16.decode.graph;
   const ScheduleGraph& b = fp32.decode.graph;
   ASSERT_EQ(a.size(), b.size());
