@@ -6,7 +6,7 @@ namespace stasim {
 
 const std::vector<RequestSwitch>& request_switches() {
   static const std::vector<RequestSwitch> table = {
-      {"reuse", "--no-reuse", "compute z and T once per expert instead of once per token", &RunRequest::no_reuse,
+      {"reuse", "--no-reuse", "compute z once per expert instead of once per token (T too with --recompute-table)", &RunRequest::no_reuse,
        &DataflowOptions::reuse_shared_projections, true, false},
       {"batch_gathers", "--no-batch-gathers", "one GpSimd gather per expert and projection", &RunRequest::no_batch_gathers,
        &DataflowOptions::batch_gathers, true, false},

@@ -48,8 +48,8 @@ Step run(const std::string& args) {
 }
 
 // Fusing the projections that read the MoE block's input (router, shared expert) lowers TPOT for dense and the
-// hybrid on both models the study fused (on this calibration: DeepSeek-V2-Lite dense 6582.9 -> 5436.8 us,
-// cardan 4158.3 -> 3010.1; Nemotron dense 5613.9 -> 4289.2, cardan 5106.5 -> 3800.1).
+// hybrid on both models the study fused (on this calibration: DeepSeek-V2-Lite dense 6447.1 -> 5350.0 us,
+// cardan 4188.3 -> 3089.1; Nemotron dense 5564.8 -> 4305.6, cardan 5125.5 -> 3885.4).
 TEST(StudyDirections, ProjectionFusionLowersTpotForDenseAndHybrid) {
   for (const char* model : {"deepseek-v2-lite", "nemotron-3-nano-30b-a3b"})
     for (const char* dataflow : {"dense", "cardan"}) {
@@ -65,7 +65,7 @@ TEST(StudyDirections, VqOnlyAtTwoIsGpsimdBoundAndTheHybridDmaBound) {
   EXPECT_EQ(run("--dataflow cardan").critical_engine, "dma");
 }
 
-// Measured: VQ-only at (2, 0) is also slower than dense. Here it is not (6281.3 vs 7902.3 us; weight-sbuf 6765.6):
+// Measured: VQ-only at (2, 0) is also slower than dense. Here it is not (6670.1 vs 7803.4 us; weight-sbuf 7178.4):
 // with the private loads' descriptors on GpSimd the fit's per-index gather cost is 1.47 cycles (the measured
 // GpSimd times give ~1.8), so (2, 0) is 1.10x the six-layer step of (8, 384) against the 1.147 measured, and a
 // ratio near the measured one carried to all 48 layers puts (2, 0) at ~7.2-7.4 ms, under dense's 7.85 ms: the
@@ -79,11 +79,11 @@ TEST(StudyDirections, VqOnlyAtTwoIsNotYetSlowerThanDense) {
 // Batched decode on OLMoE-1B-7B (seeded routing 0): both dataflows load only the activated experts, once per
 // (token, expert) route as the selective kernel loops, so HBM bytes and DMA-active time grow with the batch for
 // both and roughly double from batch 8 to 16, as measured (dense 599.4 -> 3418.0 -> 6639.3 MB, 1.94x, DMA active
-// 9992.2 -> 19385.0 us, 1.94x; cardan 448.7 -> 1908.3 -> 3519.0 MB, 1.84x, DMA active 3215.8 -> 5725.0 us, 1.78x;
-// with the hybrid's loads shared between a core's tokens, --group-routes, 1.60x and 1.49x: at 16 tokens most of
+// 9408.5 -> 18247.5 us, 1.94x; cardan 448.7 -> 1908.3 -> 3519.0 MB, 1.84x, DMA active 3195.9 -> 5708.8 us, 1.79x;
+// with the hybrid's loads shared between a core's tokens, --group-routes, 1.60x and 1.50x: at 16 tokens most of
 // OLMoE's 64 experts are active on each core). The hybrid is faster than dense at batch 1, 8 and 16 with an
-// advantage that grows with the batch, as measured: 2608.2 / 1898.0 = 1.37x, 10563.5 / 4379.9 = 2.41x,
-// 19975.5 / 7571.2 = 2.64x. Dense reads every route's gate and up apart in 512-byte runs (2048 x 2 runs of one
+// advantage that grows with the batch, as measured: 2577.4 / 1953.2 = 1.32x, 10051.2 / 4657.5 = 2.16x,
+// 18910.4 / 8070.1 = 2.34x. Dense reads every route's gate and up apart in 512-byte runs (2048 x 2 runs of one
 // projection's 256 columns per route and core), so its DMA descriptors grow with the routes; the hybrid's private
 // parts are a few long runs per route.
 TEST(StudyDirections, OlmoeBatchesGrowBytesForBothAndTheHybridAdvantageGrows) {
@@ -114,8 +114,8 @@ TEST(StudyDirections, OlmoeBatchesGrowBytesForBothAndTheHybridAdvantageGrows) {
   }
 }
 
-// Measured: W4A8 is clearly slower than dense (its per-expert on-chip conversion). Here it is not (6254.1 vs
-// 7902.3 us; 4175.2 with the top-k split of nki-library's MX kernel, --split-top-k): its packed MX gate/up tiles
+// Measured: W4A8 is clearly slower than dense (its per-expert on-chip conversion). Here it is not (6358.4 vs
+// 7803.4 us; 4306.5 with the top-k split of nki-library's MX kernel, --split-top-k): its packed MX gate/up tiles
 // are a quarter of the bytes in one run per partition (128 descriptors per projection against dense's 1024), and
 // the conversion round trip stays off the critical path.
 TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
@@ -126,9 +126,9 @@ TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
 // Measured: summing the down projections across experts in PSUM (the running sum) makes the down step alone
 // faster but Qwen3's whole decode slower, because a PSUM bank is held across the expert loop. The bank is held
 // here too (PsumPlan takes it out of the gate/up pool), but neither dataflow goes the measured way: dense's step
-// does not move (weight-psum and weight-sbuf both 7902.271 us: its MoE block waits on its descriptor-bound
+// does not move (weight-psum and weight-sbuf both 7803.447 us: its MoE block waits on its descriptor-bound
 // gate/up loads, not on the down tail), and the hybrid's falls: its tails run a gather group's experts back to
-// back, and the running sum saves each expert's PSUM-to-SBUF copy and add on that chain (5528.7 vs 6013.0 us),
+// back, and the running sum saves each expert's PSUM-to-SBUF copy and add on that chain (5647.3 vs 6155.6 us),
 // while the expert loop never waits for a bank.
 TEST(StudyDirections, PsumRunningSumDoesNotYetRaiseQwen3sTpot) {
   EXPECT_LT(run("--dataflow cardan --down-schedule weight-psum").tpot_us,
