@@ -323,8 +323,9 @@ void print_decode(std::ostream& out, const DecodeRun& run) {
     std::snprintf(line, sizeof line, "batch %lld: %.3f us per token; %s, cores split %s; %u distinct experts per MoE layer\n",
                   static_cast<long long>(run.deployment.batch), us(r.total_ps) / static_cast<double>(run.deployment.batch),
                   loop == "all" ? "all-experts mode (every expert over all tokens)"
-                  : loop == "experts" ? "selective: each core loads each distinct expert of its tokens once (--group-routes)"
-                                      : "selective: each core loops over its (token, expert) routes",
+                  : loop == "routes"     ? "selective: each core loops over its (token, expert) routes"
+                  : run.dataflow == "xla" ? "selective: each distinct expert runs as its own kernels over its tokens"
+                                          : "selective: each core loads each distinct expert of its tokens once (--group-routes)",
                   ex.shard == ShardOn::tokens ? "the tokens" : ex.shard == ShardOn::top_k ? "each token's top-k" : "H", ex.size());
     out << line;
   }

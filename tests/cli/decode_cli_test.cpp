@@ -182,6 +182,11 @@ TEST(DecodeCli, GroupRoutesSharesTheHybridsExpertsBetweenTokensAndNothingElse) {
   Output text = run("run " + olmoe + " --group-routes");
   EXPECT_EQ(text.code, 0) << text.text;
   EXPECT_THAT(text.text, HasSubstr("selective: each core loads each distinct expert of its tokens once (--group-routes), cores split the tokens"));
+  // xla runs each distinct expert as its own kernels over the step's tokens, with or without the switch.
+  nlohmann::json xla = run_json(olmoe + " --dataflow xla", "xla_loop.json");
+  EXPECT_EQ(xla["experts"]["loop"], "experts");
+  text = run("run " + olmoe + " --dataflow xla");
+  EXPECT_THAT(text.text, HasSubstr("selective: each distinct expert runs as its own kernels over its tokens"));
 }
 
 TEST(DecodeCli, CompareReportsSpeedupsAgainstTheFirstDataflow) {
