@@ -1,6 +1,7 @@
 #include "tools/request_options.hpp"
 
 #include "sim/studies/request_switches.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace stasim::cli {
 
@@ -29,6 +30,15 @@ void add_switch_options(CLI::App* sub, RunRequest& r) {
 
 void add_set_option(CLI::App* sub, RunRequest& r) {
   sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
+}
+
+void check_switch_needs(const RunRequest& r) {
+  if (r.recompute_table && !r.no_reuse)
+    throw InputError("--recompute-table: the table is recomputed per expert only where z is, without reuse; add "
+                     "--no-reuse (with reuse z and T are computed once per token, so it would change nothing)");
+  if (r.no_group_exchange && r.no_batch_gathers)
+    throw InputError("--no-group-exchange: with --no-batch-gathers every expert already sends its own partial rows, "
+                     "so it would change nothing; drop one of the two");
 }
 
 }  // namespace stasim::cli

@@ -136,6 +136,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
   run->callback([run, run_opts, sim, &invocation] {
     const RunOptions& o = *run_opts;
     apply_deployment(*run_opts);
+    check_switch_needs(o.request);
     check_outputs(o, {""});
     const ResolvedConfigs configs = run_configs(o.request);
     if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
@@ -159,6 +160,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
       ->capture_default_str();
   cmp->callback([cmp, cmp_opts, sim, &invocation] {
     apply_deployment(*cmp_opts);
+    check_switch_needs(cmp_opts->request);
     std::vector<std::string> names = split(cmp_opts->dataflows);
     check_outputs(*cmp_opts, names);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");

@@ -159,6 +159,32 @@ TEST(DecodeCli, TheTopKSplitReadsTheSameBytesOrSaysWhyItCannot) {
   }
 }
 
+// A switch that only refines another is refused without it by run and compare (exit 2, naming both), since it
+// would change nothing: --recompute-table needs --no-reuse (with reuse z and T are computed once per token),
+// --no-group-exchange needs batched gathers (without them every expert sends its own rows). With its partner it
+// runs: T per expert on top of z per expert adds TensorE work (the step grows).
+TEST(DecodeCli, ASwitchThatWouldChangeNothingWithoutItsPartnerSaysSo) {
+  const struct {
+    const char* args;
+    const char* why;
+  } cases[] = {
+      {"run --recompute-table", "--recompute-table: the table is recomputed per expert only where z is, without reuse; add --no-reuse"},
+      {"run --dataflow dense --recompute-table", "add --no-reuse"},
+      {"compare --dataflows dense,cardan --recompute-table", "add --no-reuse"},
+      {"run --no-batch-gathers --no-group-exchange", "--no-group-exchange: with --no-batch-gathers every expert already sends"},
+      {"compare --no-batch-gathers --no-group-exchange", "drop one of the two"},
+  };
+  for (const auto& c : cases) {
+    Output o = run(std::string(c.args) + " --layers 1");
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
+    EXPECT_THAT(o.text, HasSubstr(c.why)) << c.args;
+  }
+  nlohmann::json z_only = run_json("--layers 1 --no-reuse", "z_only.json");
+  nlohmann::json z_and_t = run_json("--layers 1 --no-reuse --recompute-table", "z_and_t.json");
+  EXPECT_GT(z_and_t["engines"]["tensor"]["active_us"].get<double>(), z_only["engines"]["tensor"]["active_us"].get<double>());
+  EXPECT_GT(z_and_t["tpot_us"].get<double>(), z_only["tpot_us"].get<double>());
+}
+
 // --group-routes: several tokens per core, the hybrid loads each distinct expert of a core once for its tokens
 // instead of once per (token, expert) route (fewer HBM bytes: OLMoE at 8 tokens routes 64 (token, expert) pairs over
 // fewer distinct experts per core); it changes nothing at one token, nor dense, whose loop stays per route; the
