@@ -39,6 +39,9 @@ void check_switch_needs(const RunRequest& r) {
   if (r.no_group_exchange && r.no_batch_gathers)
     throw InputError("--no-group-exchange: with --no-batch-gathers every expert already sends its own partial rows, "
                      "so it would change nothing; drop one of the two");
+  if (r.group_routes && r.all_experts)
+    throw InputError("--group-routes: --all-experts runs every expert once over all tokens, so there are no routes to "
+                     "group; drop one of the two");
 }
 
 }  // namespace stasim::cli
