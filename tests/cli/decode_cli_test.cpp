@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -23,6 +24,19 @@ nlohmann::json run_json(const std::string& args, const std::string& file) {
   Output o = run("run " + args + " --quiet --json " + path);
   EXPECT_EQ(o.code, 0) << o.text;
   return nlohmann::json::parse(std::ifstream(path));
+}
+
+// Bad input: each `stasim ARGS --layers 1` exits 2 with `message` in its output.
+struct Refusal {
+  const char* args;
+  const char* message;
+};
+void expect_refused(std::initializer_list<Refusal> cases) {
+  for (const Refusal& c : cases) {
+    Output o = run(std::string(c.args) + " --layers 1");
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
+    EXPECT_THAT(o.text, HasSubstr(c.message)) << c.args;
+  }
 }
 
 TEST(DecodeCli, RunWorksWithNoArgumentAndPrintsTheReport) {
@@ -117,20 +131,14 @@ TEST(DecodeCli, AFusedGateUpExchangeHalvesTheExchangesOrSaysWhyItCannot) {
   nlohmann::json apart = step(" --no-group-exchange"), fused = step(" --no-group-exchange --fused-gate-up-exchange");
   EXPECT_LT(fused["tpot_us"].get<double>(), apart["tpot_us"].get<double>());
   EXPECT_EQ(fused["dma"]["hbm_read_bytes"], apart["dma"]["hbm_read_bytes"]);
-  const struct {
-    const char* args;
-    const char* why;
-  } cases[] = {
-      {"--dataflow xla", "the xla dataflow exchanges no partial sums"},
-      {"--lnc 1 --tp 8", "one core per rank (lnc 1) exchanges nothing"},
-      {"--model nemotron-3-nano-30b-a3b", "has no gate projection"},
-  };
-  for (const auto& c : cases) {
-    Output o = run(std::string("run --layers 1 --fused-gate-up-exchange ") + c.args);
-    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
-    EXPECT_THAT(o.text, HasSubstr("--fused-gate-up-exchange: nothing to fuse: ")) << c.args;
-    EXPECT_THAT(o.text, HasSubstr(c.why)) << c.args;
-  }
+  expect_refused({
+      {"run --fused-gate-up-exchange --dataflow xla",
+       "--fused-gate-up-exchange: nothing to fuse: the xla dataflow exchanges no partial sums"},
+      {"run --fused-gate-up-exchange --lnc 1 --tp 8",
+       "--fused-gate-up-exchange: nothing to fuse: one core per rank (lnc 1) exchanges nothing"},
+      {"run --fused-gate-up-exchange --model nemotron-3-nano-30b-a3b",
+       "--fused-gate-up-exchange: nothing to fuse: NVIDIA-Nemotron-3-Nano-30B-A3B has no gate projection"},
+  });
 }
 
 // --split-top-k: the cores split each token's experts instead of H (the same HBM bytes, no partial rows cross);
@@ -142,21 +150,15 @@ TEST(DecodeCli, TheTopKSplitReadsTheSameBytesOrSaysWhyItCannot) {
   EXPECT_NE(split["tpot_us"].get<double>(), apart["tpot_us"].get<double>());
   EXPECT_EQ(apart["experts"]["cores_split"], "hidden");
   EXPECT_EQ(split["experts"]["cores_split"], "top_k");
-  const struct {
-    const char* args;
-    const char* why;
-  } cases[] = {
-      {"--dataflow xla", "--split-top-k: the xla dataflow runs each expert as its own kernels"},
-      {"--all-experts", "--split-top-k: --all-experts runs every expert on every core"},
-      {"--lnc 1 --tp 8", "--split-top-k: one core per rank (lnc 1) has nothing to split"},
-      {"--set model.moe.top_k=3", "--split-top-k: Qwen3-30B-A3B routes top-3, which 2 cores cannot split evenly"},
-      {"--fused-gate-up-exchange", "--fused-gate-up-exchange: nothing to fuse: with --split-top-k each core runs whole"},
-  };
-  for (const auto& c : cases) {
-    Output o = run(std::string("run --layers 1 --split-top-k ") + c.args);
-    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
-    EXPECT_THAT(o.text, HasSubstr(c.why)) << c.args;
-  }
+  expect_refused({
+      {"run --split-top-k --dataflow xla", "--split-top-k: the xla dataflow runs each expert as its own kernels"},
+      {"run --split-top-k --all-experts", "--split-top-k: --all-experts runs every expert on every core"},
+      {"run --split-top-k --lnc 1 --tp 8", "--split-top-k: one core per rank (lnc 1) has nothing to split"},
+      {"run --split-top-k --set model.moe.top_k=3",
+       "--split-top-k: Qwen3-30B-A3B routes top-3, which 2 cores cannot split evenly"},
+      {"run --split-top-k --fused-gate-up-exchange",
+       "--fused-gate-up-exchange: nothing to fuse: with --split-top-k each core runs whole"},
+  });
 }
 
 // A switch that only refines another is refused without it by run and compare (exit 2, naming both), since it
@@ -165,24 +167,19 @@ TEST(DecodeCli, TheTopKSplitReadsTheSameBytesOrSaysWhyItCannot) {
 // routes (--all-experts has none: 1051.240 us at batch 4 with or without it, before the refusal). With its partner it
 // runs: T per expert on top of z per expert adds TensorE work (the step grows).
 TEST(DecodeCli, ASwitchThatWouldChangeNothingWithoutItsPartnerSaysSo) {
-  const struct {
-    const char* args;
-    const char* why;
-  } cases[] = {
+  expect_refused({
       {"run --recompute-table", "--recompute-table: the table is recomputed per expert only where z is, without reuse; add --no-reuse"},
       {"run --dataflow dense --recompute-table", "add --no-reuse"},
       {"compare --dataflows dense,cardan --recompute-table", "add --no-reuse"},
       {"run --no-batch-gathers --no-group-exchange", "--no-group-exchange: with --no-batch-gathers every expert already sends"},
       {"compare --no-batch-gathers --no-group-exchange", "drop one of the two"},
       {"run --batch 4 --all-experts --group-routes", "--group-routes: --all-experts runs every expert once over all tokens"},
-  };
-  for (const auto& c : cases) {
-    Output o = run(std::string(c.args) + " --layers 1");
-    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
-    EXPECT_THAT(o.text, HasSubstr(c.why)) << c.args;
-  }
+  });
   nlohmann::json z_only = run_json("--layers 1 --no-reuse", "z_only.json");
   nlohmann::json z_and_t = run_json("--layers 1 --no-reuse --recompute-table", "z_and_t.json");
+  // T once more for each expert after the first (7 of Qwen3's 8), one matmul per projection (gate, up) and core (a
+  // core's 128 of the H / d = 2048 / 8 = 256 blocks fill one stationary tile): 7 x 2 x 2 = 28 more TensorE instructions.
+  EXPECT_EQ(z_and_t["engines"]["tensor"]["instructions"].get<int>() - z_only["engines"]["tensor"]["instructions"].get<int>(), 28);
   EXPECT_GT(z_and_t["engines"]["tensor"]["active_us"].get<double>(), z_only["engines"]["tensor"]["active_us"].get<double>());
   EXPECT_GT(z_and_t["tpot_us"].get<double>(), z_only["tpot_us"].get<double>());
 }
@@ -231,10 +228,7 @@ TEST(DecodeCli, CompareReportsSpeedupsAgainstTheFirstDataflow) {
 }
 
 TEST(DecodeCli, BadParametersNameTheParameterAndTheLimit) {
-  struct Case {
-    const char* args;
-    const char* message;
-  } cases[] = {
+  expect_refused({
       {"run --d 7", "d = 7 does not divide hidden H = 2048"},
       {"run --K 512", "K = 512"},
       {"run --r 5000", "r = 5000"},
@@ -248,12 +242,7 @@ TEST(DecodeCli, BadParametersNameTheParameterAndTheLimit) {
       {"run --set core.sbuf.bytes_per_partition=40000", "does not fit"},
       {"run --set model.moe.top_kk=2", "did you mean"},
       {"compare --dataflows dense,nope", "unknown dataflow 'nope'"},
-  };
-  for (const Case& c : cases) {
-    Output o = run(std::string(c.args) + " --layers 1");
-    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.text;
-    EXPECT_THAT(o.text, HasSubstr(c.message)) << c.args;
-  }
+  });
 }
 
 }  // namespace
