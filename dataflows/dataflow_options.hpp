@@ -86,6 +86,14 @@ struct DataflowOptions {
   // over six layers, 0.83 µs per round and core) is what z's 32 skinny matmuls cost at the 64-cycle issue, and T
   // depends on neither the expert nor its routing.
   bool recompute_table = false;
+  // PSUM at the explicit addresses nki-library's selective kernel gives it when it allocates itself (the hidden
+  // state in HBM: selective_expert_impl.py, need_auto_alloc = H >= 16K or hidden_in_sbuf): each tensor a whole
+  // bank, an expert's gate and up on the same banks (one per 128 columns of I), a drained down projection from bank
+  // 0, and every expert on the same banks, so an expert's first gate matmul waits for the previous expert's down
+  // projection to be drained. Dense and W4A8 (the hybrid's PSUM layout is its own). By default the tensors rotate
+  // over the gate/up pool, as a compiler's allocation may (the fused MoE block hands the kernel its hidden state in
+  // SBUF, and the kernel then leaves PSUM to the compiler, whose placement is not documented).
+  bool explicit_psum = false;
   // The rank's cores split every token's top-k experts (core c takes the k-th experts c·k/LNC to (c+1)·k/LNC − 1,
   // each over the whole H) and sum their outputs once at the end, as nki-library's MX selective-expert kernel
   // does (selective_expert_mx_impl.py, shard_on_K), instead of splitting H (one token) or the tokens

@@ -25,6 +25,10 @@ ExpertStream make_stream(DecodeContext& ctx, std::uint32_t core, const ExpertSli
   ExpertStream s;
   PsumRoles roles;
   roles.layout = ctx.options.down.stationary == Stationary::activation ? 1 : 0;
+  if (ctx.options.explicit_psum) {
+    roles.explicit_addresses = true;
+    roles.down = 0;  // a drained down projection from bank 0, as gate and up
+  }
   s.plan = &combiner.plan(roles);
   s.shard_tiles = gate_up_shard_tiles(slice, *s.plan, ctx.model.gated);
   std::uint64_t budget = static_cast<std::uint64_t>(ctx.hw.sbuf.usable_bytes_per_partition() * kExpertWeightShare);
@@ -90,6 +94,13 @@ void dense_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<D
       it.name = "e" + std::to_string(i);
       it.T = ex.all_experts ? work.tokens : 1;
       it.column = ex.all_experts ? 0 : work.routes[i].token - work.first_token;
+      // With explicit PSUM addresses the item's gate/up write the banks the previous item's down projection
+      // used, so they follow its tail in program order (the compiler keeps that write-after-write order): no
+      // pipelining. Its loads still run ahead in the double-buffered weight ring.
+      if (ctx.options.explicit_psum && waiting) {
+        finish(*waiting);
+        waiting.reset();
+      }
       for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
         auto [l, t] = front(c, it.T, it.name);
         it.loads.push_back(std::move(l));

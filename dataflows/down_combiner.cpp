@@ -39,6 +39,11 @@ Accumulator DownCombiner::open(PsumRole role, const std::string& name) {
   return ctx_.b.open_accumulator(core_, label(core_, name));
 }
 
+Accumulator DownCombiner::open_at(PsumRole role, std::uint32_t index, const std::string& name) {
+  if (plan_) return plan_->open_at(role, index, label(core_, name));
+  return ctx_.b.open_accumulator(core_, label(core_, name));
+}
+
 OpId DownCombiner::scale_add(OpId from_psum, const Accumulator* acc, std::uint32_t free, std::uint32_t partitions,
                              const std::string& name) {
   KernelBuilder& b = ctx_.b;
@@ -77,7 +82,7 @@ void DownCombiner::weight_stationary(const DownInput& in, const std::string& nam
   }
   std::vector<Accumulator> accs = psum_sum_;
   if (!psum)
-    for (std::uint32_t bank = 0; bank < banks; ++bank) accs.push_back(open(PsumRole::down, idx(name + ".y", bank)));
+    for (std::uint32_t bank = 0; bank < banks; ++bank) accs.push_back(open_at(PsumRole::down, bank, idx(name + ".y", bank)));
   std::vector<OpId> last(banks, kNoOp);
   // I outer, H inner (down_projection_lhs_rhs_swap): each loaded row tile feeds every H tile at once, so the
   // matmuls follow the loads.
@@ -119,13 +124,14 @@ void DownCombiner::activation_stationary(const DownInput& in, const std::string&
   // Column groups open at once: all of them for the running sum; otherwise as many as the down role has banks
   // (each group's rows are drained before the next group reuses them).
   std::uint32_t group = psum ? n_tiles
-                             : std::min(n_tiles, std::max<std::uint32_t>(1, plan_ ? plan_->banks(PsumRole::down)
+                             : std::min(n_tiles, std::max<std::uint32_t>(1, plan_ ? plan_->pool_banks(PsumRole::down)
                                                                                    : ctx_.hw.psum.banks / 2));
   Deps rows;
   for (std::uint32_t g0 = 0; g0 < n_tiles; g0 += group) {
     std::uint32_t g1 = std::min(n_tiles, g0 + group);
     std::vector<Accumulator> accs;
-    for (std::uint32_t nt = g0; nt < g1; ++nt) accs.push_back(psum ? psum_sum_[nt] : open(PsumRole::down, idx(name + ".y", nt)));
+    for (std::uint32_t nt = g0; nt < g1; ++nt)
+      accs.push_back(psum ? psum_sum_[nt] : open_at(PsumRole::down, nt - g0, idx(name + ".y", nt)));
     std::vector<OpId> last(g1 - g0, kNoOp);
     for (std::uint32_t it = 0; it < i_tiles; ++it) {
       std::uint32_t load = std::min<std::uint32_t>(it / tiles_per_load, static_cast<std::uint32_t>(in.weights.loads.size()) - 1);

@@ -61,6 +61,7 @@ class DownCombiner {
 
  private:
   Accumulator open(PsumRole role, const std::string& name);
+  Accumulator open_at(PsumRole role, std::uint32_t index, const std::string& name);
   std::uint32_t h_tiles() const { return static_cast<std::uint32_t>(ceil_div(h_cols_, 128)); }
   std::uint32_t running_sum_banks() const;
   void weight_stationary(const DownInput& in, const std::string& name, std::vector<OpId>& readers);

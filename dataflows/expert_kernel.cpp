@@ -21,9 +21,11 @@ ExpertSlice expert_slice(const DecodeContext& ctx, ShardOn shard) {
 }
 
 std::uint32_t gate_up_shard_tiles(const ExpertSlice& slice, const PsumPlan& plan, bool gated) {
-  // mlp_tkg: at most 8 banks of 128 columns per loop; gate and up each take a bank per tile.
+  // mlp_tkg: at most 8 banks of 128 columns per loop; gate and up each take a bank per tile (with explicit
+  // addresses the same banks, so the shard is as wide as the pool: max_I_shard_size = 128 x 8).
   std::uint32_t pool = plan.banks(PsumRole::gate_up);
-  std::uint32_t fit = std::max<std::uint32_t>(1, std::min<std::uint32_t>(8, pool / projections(gated)));
+  std::uint32_t per_tile = plan.explicit_addresses() ? 1 : projections(gated);
+  std::uint32_t fit = std::max<std::uint32_t>(1, std::min<std::uint32_t>(8, pool / per_tile));
   return std::min(fit, static_cast<std::uint32_t>(ceil_div(slice.i_cols, 128)));
 }
 
@@ -111,7 +113,7 @@ std::vector<GateUpTiles> gate_up_tiles(DecodeContext& ctx, std::uint32_t core, c
       std::string pn = name + (is_gate ? ".gate" : ".up");
       std::vector<Accumulator> accs;
       for (std::uint32_t it = 0; it < i_tiles; ++it)
-        accs.push_back(plan.open(PsumRole::gate_up, label(core, idx(pn + ".acc", t.first_col / 128 + it))));
+        accs.push_back(plan.open_at(PsumRole::gate_up, it, label(core, idx(pn + ".acc", t.first_col / 128 + it))));
       std::vector<OpId> last(i_tiles, kNoOp);
       // H outer, I inner (gate_up_projection_lhs_rhs_swap): each loaded row tile feeds every I tile.
       for (std::uint32_t ht = 0; ht < h_tiles; ++ht) {

@@ -4,7 +4,8 @@
 
 namespace stasim {
 
-PsumPlan::PsumPlan(KernelBuilder& b, std::uint8_t core, const PsumRoles& roles) : b_(b), core_(core) {
+PsumPlan::PsumPlan(KernelBuilder& b, std::uint8_t core, const PsumRoles& roles)
+    : b_(b), core_(core), explicit_(roles.explicit_addresses) {
   const std::uint32_t total = b.hw().psum.banks;
   const std::uint32_t fixed = roles.table + roles.lr + roles.down + roles.layout + roles.running_sum;
   // The gate/up pool needs at least one bank, or no expert can start.
@@ -34,6 +35,12 @@ Accumulator PsumPlan::open(PsumRole role, const std::string& name) {
   std::uint32_t bank = pool[next % pool.size()];
   next = (next + 1) % static_cast<std::uint32_t>(pool.size());
   return b_.open_accumulator_at(core_, bank, name);
+}
+
+Accumulator PsumPlan::open_at(PsumRole role, std::uint32_t index, const std::string& name) {
+  if (!explicit_) return open(role, name);
+  const std::vector<std::uint32_t>& pool = banks_[int(role)].empty() ? banks_[int(PsumRole::gate_up)] : banks_[int(role)];
+  return b_.open_accumulator_at(core_, pool[index % pool.size()], name);
 }
 
 }  // namespace stasim

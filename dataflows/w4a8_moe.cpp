@@ -42,7 +42,7 @@ std::vector<OpId> mx_projection_tile(DecodeContext& ctx, std::uint32_t core, con
   const std::uint32_t i_tiles = static_cast<std::uint32_t>(ceil_div(cols, 128));
   const std::uint32_t t = c0 / 512;
   // Weight [512 of H (packed), 128 of I] stationary, hidden [512 (packed), T] moving, per 128 columns.
-  Accumulator acc = st.plan->open(PsumRole::gate_up, label(core, idx(pn + ".acc", t)));
+  Accumulator acc = st.plan->open_at(PsumRole::gate_up, t, label(core, idx(pn + ".acc", t)));
   OpId last = kNoOp;
   for (std::uint32_t kt = 0; kt < k_tiles; ++kt)
     for (std::uint32_t it = 0; it < i_tiles; ++it)
@@ -89,6 +89,10 @@ void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<Do
     MxStream& st = streams[c];
     PsumRoles roles;
     roles.layout = 2;  // the round trip's two transposes in flight
+    if (ctx.options.explicit_psum) {
+      roles.explicit_addresses = true;
+      roles.down = 0;
+    }
     st.plan = &combiners[c].plan(roles);
     // Per 512 columns of one projection: [h_rows, 512] MXFP4 elements, and one scale byte per 32 of them.
     std::uint64_t w_slot = ceil_div(std::uint64_t(slice.h_rows) * std::min<std::uint32_t>(512, slice.i_cols) / 2, 128);
@@ -158,6 +162,10 @@ void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<Do
       it.name = "e" + std::to_string(i);
       it.T = ex.all_experts ? work.tokens : 1;
       it.downs.resize(ctx.lnc);
+      if (ctx.options.explicit_psum && waiting) {  // as in the dense kernel: gate/up after the previous tail
+        finish(*waiting);
+        waiting.reset();
+      }
       for (std::uint32_t c = 0; c < ctx.lnc; ++c) it.tiles.push_back(front(c, it.T, it.name, it.downs[c]));
       if (waiting) finish(*waiting);
       waiting = std::move(it);

@@ -53,7 +53,7 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
                bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
                std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
                bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge, bool fp32_table,
-               bool split_top_k, bool group_routes, bool recompute_table) {
+               bool split_top_k, bool group_routes, bool recompute_table, bool explicit_psum) {
   RunRequest req;
   req.model = model;
   req.dataflow = dataflow;
@@ -77,6 +77,7 @@ py::object run(const std::string& model, const std::string& dataflow, const std:
   req.private_hwdge = private_hwdge;
   req.no_fp32_table = !fp32_table;
   req.recompute_table = recompute_table;
+  req.explicit_psum = explicit_psum;
   req.split_top_k = split_top_k;
   req.group_routes = group_routes;
   req.fused_gate_up_loads = fused_gate_up_loads;
@@ -100,7 +101,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
                  const std::string& routes, std::uint64_t routing_seed, bool reuse, bool batch_gathers,
                  bool joint_psum, bool overlap, bool fuse_projections, bool all_experts, bool routed_swdge,
                  bool fused_gate_up_loads, bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge,
-                 bool fp32_table, bool split_top_k, bool group_routes, bool recompute_table) {
+                 bool fp32_table, bool split_top_k, bool group_routes, bool recompute_table, bool explicit_psum) {
   SweepSpec spec;
   // What every point starts from, as the CLI's run options on `stasim sweep` (its own model, dataflow, d, r, K,
   // batch, layers and down schedule come from the grid).
@@ -120,6 +121,7 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   spec.base.private_hwdge = private_hwdge;
   spec.base.no_fp32_table = !fp32_table;
   spec.base.recompute_table = recompute_table;
+  spec.base.explicit_psum = explicit_psum;
   spec.base.split_top_k = split_top_k;
   spec.base.group_routes = group_routes;
   spec.base.fused_gate_up_loads = fused_gate_up_loads;
@@ -171,7 +173,7 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
         py::arg("fused_gate_up_exchange") = false, py::arg("group_exchange") = true,
         py::arg("private_hwdge") = false, py::arg("fp32_table") = true, py::arg("split_top_k") = false,
-        py::arg("group_routes") = false, py::arg("recompute_table") = false);
+        py::arg("group_routes") = false, py::arg("recompute_table") = false, py::arg("explicit_psum") = false);
   m.def("sweep", &sweep,
         "Run a grid of decode simulations; returns one dict per point with the columns of `stasim sweep`'s CSV "
         "(vary maps a config key to its values, as --vary key=v1,v2).",
@@ -188,5 +190,5 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("routed_swdge") = false, py::arg("fused_gate_up_loads") = false,
         py::arg("fused_gate_up_exchange") = false, py::arg("group_exchange") = true,
         py::arg("private_hwdge") = false, py::arg("fp32_table") = true, py::arg("split_top_k") = false,
-        py::arg("group_routes") = false, py::arg("recompute_table") = false);
+        py::arg("group_routes") = false, py::arg("recompute_table") = false, py::arg("explicit_psum") = false);
 }

@@ -36,6 +36,7 @@ struct RunRequest {
   bool fused_gate_up_exchange = false;  // an expert's partial gate and up rows in one sendrecv (H split), not two
   bool no_fp32_table = false;         // the hybrid's code-word table T (and its gathered rows) in BF16, not FP32
   bool recompute_table = false;       // without reuse, T recomputed per expert as well as z
+  bool explicit_psum = false;         // dense/W4A8 PSUM at nki-library's explicit addresses, nothing rotating
   bool split_top_k = false;           // each core takes top_k / LNC of every token's experts over all of H
   bool group_routes = false;          // the hybrid loads a core's distinct experts once for all their tokens
 };

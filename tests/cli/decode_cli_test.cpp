@@ -214,6 +214,27 @@ TEST(DecodeCli, GroupRoutesSharesTheHybridsExpertsBetweenTokensAndNothingElse) {
   EXPECT_THAT(text.text, HasSubstr("selective: each distinct expert runs as its own kernels over its tokens"));
 }
 
+// --explicit-psum: dense and w4a8 put their PSUM tensors at nki-library's explicit addresses. One Qwen3 layer,
+// weight-sbuf: a core's 192 columns of I are 2 banks, which gate, up and the drained down projection share, so
+// dense's PSUM peak falls from 4 banks (rotating: gate and up of an expert apart) to 2, the instructions stay
+// (2116), and each expert's gate/up follows the previous expert's tail, so the MoE block takes longer (121.683 ->
+// 122.396 us); w4a8's conversion round trip comes onto that chain (91.577 -> 111.175 us). The hybrid keeps its own
+// layout: the same step either way.
+TEST(DecodeCli, ExplicitPsumPutsDenseAndW4a8OnTheSameBanksForEveryExpert) {
+  const std::string layer = "--layers 1 --down-schedule weight-sbuf";
+  nlohmann::json dense = run_json(layer + " --dataflow dense", "dense_rot.json");
+  nlohmann::json dense_x = run_json(layer + " --dataflow dense --explicit-psum", "dense_explicit.json");
+  EXPECT_EQ(dense["psum"]["peak_banks"], 4);
+  EXPECT_EQ(dense_x["psum"]["peak_banks"], 2);
+  EXPECT_EQ(dense_x["engines"]["tensor"]["instructions"], dense["engines"]["tensor"]["instructions"]);
+  EXPECT_GT(dense_x["moe_block_us"].get<double>(), dense["moe_block_us"].get<double>());
+  nlohmann::json w4a8 = run_json(layer + " --dataflow w4a8", "w4a8_rot.json");
+  nlohmann::json w4a8_x = run_json(layer + " --dataflow w4a8 --explicit-psum", "w4a8_explicit.json");
+  EXPECT_GT(w4a8_x["moe_block_us"].get<double>(), w4a8["moe_block_us"].get<double>() + 10.0);
+  nlohmann::json cardan = run_json(layer, "cardan_rot.json"), cardan_x = run_json(layer + " --explicit-psum", "cardan_explicit.json");
+  EXPECT_EQ(cardan_x["tpot_us"], cardan["tpot_us"]);
+}
+
 TEST(DecodeCli, CompareReportsSpeedupsAgainstTheFirstDataflow) {
   std::string path = testing::TempDir() + "compare.json";
   Output o = run("compare --layers 2 --dataflows dense,cardan --down-schedule weight-sbuf --json " + path);

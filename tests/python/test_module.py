@@ -69,6 +69,12 @@ class RunTest(unittest.TestCase):
         z_only = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", reuse=False)
         with_table = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf", reuse=False, recompute_table=True)
         self.assertGreater(with_table["engines"]["tensor"]["active_us"], z_only["engines"]["tensor"]["active_us"])
+        # Dense PSUM at nki-library's explicit addresses, as `--explicit-psum`: gate, up and down share two banks.
+        rotating = stasim.run(dataflow="dense", layers=1, down="weight-sbuf")
+        explicit = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", explicit_psum=True)
+        self.assertEqual(rotating["psum"]["peak_banks"], 4)
+        self.assertEqual(explicit["psum"]["peak_banks"], 2)
+        self.assertGreater(explicit["moe_block_us"], rotating["moe_block_us"])
         # The cores split each token's experts, as `--split-top-k`: the same bytes read.
         split = stasim.run(dataflow="dense", layers=1, down="weight-sbuf", split_top_k=True)
         out = json.loads(cli("run", "--dataflow", "dense", "--layers", "1", "--down-schedule", "weight-sbuf",

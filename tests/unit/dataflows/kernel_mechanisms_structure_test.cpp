@@ -67,6 +67,43 @@ TEST(PsumPlanStructure, TheRunningSumTakesBanksOutOfTheGateUpPool) {
   EXPECT_EQ(banks(c.decode.graph, "L0.c0.e", ".acc["), (std::set<int>{0, 1, 2, 3, 4}));
 }
 
+// The PSUM group named `name` (nullptr when none).
+const PsumGroup* group_named(const ScheduleGraph& g, const std::string& name) {
+  for (const PsumGroup& grp : g.psum_groups())
+    if (grp.name == name) return &grp;
+  return nullptr;
+}
+
+TEST(PsumPlanStructure, ExplicitAddressesPutEveryExpertOnTheSameBanks) {
+  DataflowOptions o = one_layer();
+  o.down = {Stationary::weight, Accumulate::sbuf};
+  o.explicit_psum = true;
+  Built a = build("qwen3-30b-a3b", "dense", o);
+  const ScheduleGraph& g = a.decode.graph;
+  // Qwen3 at one token: a core's 192 columns of I (768 / TP 4, H split over the cores) are 2 tiles of 128, so
+  // gate and up take banks 0-1 (the same two); the down projection's 8 H tiles x 1 token fit one bank, bank 0.
+  EXPECT_EQ(banks(g, "L0.c0.e", ".acc["), (std::set<int>{0, 1}));
+  EXPECT_EQ(banks(g, "L0.c0.e", ".y["), (std::set<int>{0}));
+  // Every expert on the same banks: expert 1's gate tile 0 opens bank 0 after expert 0's down output, so it
+  // waits for that group's release (its drain into the SBUF combine).
+  const PsumGroup* down0 = group_named(g, "L0.c0.e0.y[0]");
+  const PsumGroup* gate1 = group_named(g, "L0.c0.e1.gate.acc[0]");
+  ASSERT_NE(down0, nullptr);
+  ASSERT_NE(gate1, nullptr);
+  EXPECT_EQ(down0->bank, 0);
+  EXPECT_EQ(gate1->bank, 0);
+  EXPECT_LT(down0->release_op, gate1->first_op);
+  // Rotating (the default), the same two groups are on different banks: gate/up 0-5, y 6-7.
+  o.explicit_psum = false;
+  Built b = build("qwen3-30b-a3b", "dense", o);
+  EXPECT_NE(group_named(b.decode.graph, "L0.c0.e1.gate.acc[0]")->bank, group_named(b.decode.graph, "L0.c0.e0.y[0]")->bank);
+  // W4A8 likewise: its one 512-column MX tile per projection in bank 0 for gate and up, y in bank 0.
+  o.explicit_psum = true;
+  Built w = build("qwen3-30b-a3b", "w4a8", o);
+  EXPECT_EQ(banks(w.decode.graph, "L0.c0.e", ".acc["), (std::set<int>{0}));
+  EXPECT_EQ(banks(w.decode.graph, "L0.c0.e", ".y["), (std::set<int>{0}));
+}
+
 TEST(DownScheduleStructure, TheFourCandidatesDifferAsOnTheHardware) {
   auto with = [](Stationary s, Accumulate a) {
     DataflowOptions o = one_layer();
