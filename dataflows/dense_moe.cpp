@@ -25,10 +25,7 @@ ExpertStream make_stream(DecodeContext& ctx, std::uint32_t core, const ExpertSli
   ExpertStream s;
   PsumRoles roles;
   roles.layout = ctx.options.down.stationary == Stationary::activation ? 1 : 0;
-  if (ctx.options.explicit_psum) {
-    roles.explicit_addresses = true;
-    roles.down = 0;  // a drained down projection from bank 0, as gate and up
-  }
+  roles.explicit_addresses = ctx.options.explicit_psum;
   s.plan = &combiner.plan(roles);
   s.shard_tiles = gate_up_shard_tiles(slice, *s.plan, ctx.model.gated);
   std::uint64_t budget = static_cast<std::uint64_t>(ctx.hw.sbuf.usable_bytes_per_partition() * kExpertWeightShare);

@@ -7,7 +7,8 @@ namespace stasim {
 PsumPlan::PsumPlan(KernelBuilder& b, std::uint8_t core, const PsumRoles& roles)
     : b_(b), core_(core), explicit_(roles.explicit_addresses) {
   const std::uint32_t total = b.hw().psum.banks;
-  const std::uint32_t fixed = roles.table + roles.lr + roles.down + roles.layout + roles.running_sum;
+  const std::uint32_t down = roles.explicit_addresses ? 0 : roles.down;
+  const std::uint32_t fixed = roles.table + roles.lr + down + roles.layout + roles.running_sum;
   // The gate/up pool needs at least one bank, or no expert can start.
   if (fixed + 1 > total)
     throw InputError("the expert loop needs " + std::to_string(fixed + 1) + " PSUM banks (" +
@@ -22,7 +23,7 @@ PsumPlan::PsumPlan(KernelBuilder& b, std::uint8_t core, const PsumRoles& roles)
   };
   auto take = [&](PsumRole role, std::uint32_t n) { take_into(banks_[int(role)], n); };
   take_into(running_, roles.running_sum);
-  take(PsumRole::down, roles.down);
+  take(PsumRole::down, down);
   take(PsumRole::layout, roles.layout);
   take(PsumRole::lr, roles.lr);
   take(PsumRole::table, roles.table);
@@ -30,8 +31,8 @@ PsumPlan::PsumPlan(KernelBuilder& b, std::uint8_t core, const PsumRoles& roles)
 }
 
 Accumulator PsumPlan::open(PsumRole role, const std::string& name) {
-  std::vector<std::uint32_t>& pool = banks_[int(role)].empty() ? banks_[int(PsumRole::gate_up)] : banks_[int(role)];
-  std::uint32_t& next = next_[banks_[int(role)].empty() ? int(PsumRole::gate_up) : int(role)];
+  const std::vector<std::uint32_t>& pool = banks_[pool_of(role)];
+  std::uint32_t& next = next_[pool_of(role)];
   std::uint32_t bank = pool[next % pool.size()];
   next = (next + 1) % static_cast<std::uint32_t>(pool.size());
   return b_.open_accumulator_at(core_, bank, name);
@@ -39,7 +40,7 @@ Accumulator PsumPlan::open(PsumRole role, const std::string& name) {
 
 Accumulator PsumPlan::open_at(PsumRole role, std::uint32_t index, const std::string& name) {
   if (!explicit_) return open(role, name);
-  const std::vector<std::uint32_t>& pool = banks_[int(role)].empty() ? banks_[int(PsumRole::gate_up)] : banks_[int(role)];
+  const std::vector<std::uint32_t>& pool = banks_[pool_of(role)];
   return b_.open_accumulator_at(core_, pool[index % pool.size()], name);
 }
 

@@ -25,8 +25,8 @@ struct PsumRoles {
   std::uint32_t running_sum = 0;  // banks of a down projection summed across experts (out of the gate/up pool)
   // nki-library's explicit addresses (gate_up_projection_lhs_rhs_swap, down_projection_lhs_rhs_swap: bank i for
   // I tile i, bank j for the down projection's j-th bank, both counted from 0): gate, up and a drained down
-  // projection take the same banks, every expert the same ones, nothing multi-buffered across experts. Give the
-  // down role no banks of its own with it.
+  // projection take the same banks, every expert the same ones, nothing multi-buffered across experts. The down
+  // role then has no banks of its own (`down` is not taken).
   bool explicit_addresses = false;
 };
 
@@ -41,13 +41,15 @@ class PsumPlan {
   // same for every expert; otherwise the next bank in rotation, as open().
   Accumulator open_at(PsumRole role, std::uint32_t index, const std::string& name);
   bool explicit_addresses() const { return explicit_; }
-  // Banks of the pool the role opens from (the gate/up pool for a role without banks of its own).
   // The running-sum banks, held from the first expert to the final drain.
   const std::vector<std::uint32_t>& running_sum_banks() const { return running_; }
   std::uint32_t banks(PsumRole role) const { return static_cast<std::uint32_t>(banks_[int(role)].size()); }
-  std::uint32_t pool_banks(PsumRole role) const { return banks(role) ? banks(role) : banks(PsumRole::gate_up); }
+  // Banks of the pool the role opens from (the gate/up pool for a role without banks of its own).
+  std::uint32_t pool_banks(PsumRole role) const { return static_cast<std::uint32_t>(banks_[pool_of(role)].size()); }
 
  private:
+  int pool_of(PsumRole role) const { return banks_[int(role)].empty() ? int(PsumRole::gate_up) : int(role); }
+
   KernelBuilder& b_;
   std::uint8_t core_;
   std::vector<std::uint32_t> banks_[5];

@@ -89,10 +89,7 @@ void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<Do
     MxStream& st = streams[c];
     PsumRoles roles;
     roles.layout = 2;  // the round trip's two transposes in flight
-    if (ctx.options.explicit_psum) {
-      roles.explicit_addresses = true;
-      roles.down = 0;
-    }
+    roles.explicit_addresses = ctx.options.explicit_psum;
     st.plan = &combiners[c].plan(roles);
     // Per 512 columns of one projection: [h_rows, 512] MXFP4 elements, and one scale byte per 32 of them.
     std::uint64_t w_slot = ceil_div(std::uint64_t(slice.h_rows) * std::min<std::uint32_t>(512, slice.i_cols) / 2, 128);

@@ -75,6 +75,21 @@ const PsumGroup* group_named(const ScheduleGraph& g, const std::string& name) {
 }
 
 TEST(PsumPlanStructure, ExplicitAddressesPutEveryExpertOnTheSameBanks) {
+  {
+    ScheduleGraph graph;
+    HardwareConfig hw = shipped_hw();
+    KernelBuilder b(graph, hw, 8);
+    PsumRoles roles;  // down 2 (not taken with explicit addresses), layout 1
+    roles.explicit_addresses = true;
+    PsumPlan plan(b, 0, roles);
+    // 8 banks: layout 7, gate/up 0-6; the down role opens from the gate/up pool, by index, as gate and up do.
+    EXPECT_EQ(plan.banks(PsumRole::down), 0u);
+    EXPECT_EQ(plan.pool_banks(PsumRole::down), 7u);
+    EXPECT_EQ(plan.open_at(PsumRole::gate_up, 1, "gate").bank, 1);
+    EXPECT_EQ(plan.open_at(PsumRole::gate_up, 1, "up").bank, 1);
+    EXPECT_EQ(plan.open_at(PsumRole::down, 0, "y").bank, 0);
+    EXPECT_EQ(plan.open_at(PsumRole::gate_up, 8, "wraps").bank, 1);  // 8 mod 7
+  }
   DataflowOptions o = one_layer();
   o.down = {Stationary::weight, Accumulate::sbuf};
   o.explicit_psum = true;
