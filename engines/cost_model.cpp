@@ -11,6 +11,9 @@ namespace {
 
 bool is_16bit(Dtype d) { return d == Dtype::bf16 || d == Dtype::fp16; }
 
+// MIN_II_DYNAMIC of tensor_copy_dynamic_src/dst: "roughly 600 engine cycles" (ISA).
+constexpr double kDynamicMinIssueCycles = 600;
+
 }  // namespace
 
 double matmul_cycles(const TensorEngineConfig& t, std::uint32_t m, std::uint32_t n, Dtype dtype,
@@ -88,7 +91,52 @@ double clock_ghz(const HardwareConfig& hw, Engine e) {
   return e == Engine::tensor ? hw.tensor.clock_ghz : engine_config(hw, e).clock_ghz;
 }
 
-double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool dependent) {
+namespace {
+
+// Cycles of the ISA's per-instruction cost formulas (docs/hardware-model.md "Instructions": ISA, the 2.26
+// reference's "Estimated instruction cost"), before the accumulator read-out. N = op.free.
+double elementwise_cycles(const EngineConfig& e, const Op& op) {
+  const double n = op.free;
+  const double min_ii = e.min_issue_cycles;
+  switch (op.kind) {
+    case OpKind::activation: return activation_cycles(e, op.free, false);
+    case OpKind::activation_reduce: return activation_cycles(e, op.free, true);
+    case OpKind::tensor_tensor: return tensor_tensor_cycles(e, op.free, op.dtype, op.input_in_psum);
+    case OpKind::tensor_scalar: return tensor_scalar_cycles(e, op.free, op.dtype, op.input_in_psum);
+    case OpKind::tensor_copy: return tensor_copy_cycles(e, op.free, op.dtype, op.input_in_psum);
+    case OpKind::tensor_reduce: return tensor_reduce_cycles(e, op.free, op.dtype);
+    case OpKind::memset: return memset_cycles(e, op.free, op.dtype);
+    case OpKind::iota: return iota_cycles(e, op.free);
+    case OpKind::gather: return gather_cycles(e, op);
+    case OpKind::descriptors: return descriptor_generation_cycles(e, op);
+    case OpKind::transpose: return std::max(min_ii, n);                     // VectorE nc_transpose, 32x32 blocks
+    case OpKind::tensor_tensor_scan: return std::max(min_ii, 2 * n);
+    case OpKind::bn_stats: return std::max(min_ii, n);
+    case OpKind::bn_aggr: return std::max(min_ii, 13 * n / 3);
+    // N for the BF16 subtract-then-multiply form with N even, else 2N (ISA); stasim takes BF16 as that form.
+    case OpKind::scalar_tensor_tensor:
+      return std::max(min_ii, is_16bit(op.dtype) && op.free % 2 == 0 ? n : 2 * n);
+    case OpKind::tensor_scalar_reduce: return std::max(min_ii, n) + e.reduce_extra_cycles;
+    // tensor_copy_predicated: N with source and predicate in different memories, 2N with both in SBUF (ISA).
+    case OpKind::select: return std::max(min_ii, op.input_in_psum ? n : 2 * n);
+    case OpKind::affine_select: return e.start_cycles + n;
+    case OpKind::range_select: return std::max(min_ii, n);
+    case OpKind::reciprocal: return std::max(min_ii, 8 * n);
+    case OpKind::max8:
+    case OpKind::find_index8: return n;
+    // The reference prints min(MIN_II, N), which would make a larger tile cheaper: read as max, like its siblings.
+    case OpKind::match_replace8: return std::max(min_ii, n);
+    case OpKind::stream_shuffle: return std::max(min_ii, n);
+    case OpKind::exponential: return std::max(min_ii, n / e.exponential_speedup);
+    case OpKind::dropout: return std::max(min_ii, n);
+    case OpKind::copy_dynamic: return std::max(kDynamicMinIssueCycles, n);
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+double op_duration_exact_ps(const Op& op, const HardwareConfig& hw) {
   if (op.duration_ps >= 0) return static_cast<double>(op.duration_ps);
   if (op.engine == Engine::collective) return all_reduce_exact_ps(hw.collective, op.bytes);
   double clock = clock_ghz(hw, op.engine);
@@ -97,34 +145,41 @@ double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool depende
   // over the link, in nanoseconds rather than cycles.
   if (op.kind == OpKind::sendrecv)
     return (hw.dma.gpsimd_dma_ns + hw.link.latency_ns + static_cast<double>(op.bytes) / hw.link.bytes_per_ns) * 1000.0;
-  double cycles = 0;
   if (op.engine == Engine::tensor) {
-    cycles = op.kind == OpKind::matmul ? matmul_cycles(hw.tensor, op.m, op.n, op.dtype, op.new_stationary)
-                                       : transpose_cycles(hw.tensor, op.partitions, op.free);
+    const double cycles = op.kind == OpKind::matmul ? matmul_cycles(hw.tensor, op.m, op.n, op.dtype, op.new_stationary)
+                                                    : transpose_cycles(hw.tensor, op.partitions, op.free);
     return cycles * 1000.0 / clock;
   }
   const EngineConfig& e = engine_config(hw, op.engine);
-  switch (op.kind) {
-    case OpKind::activation: cycles = activation_cycles(e, op.free, false); break;
-    case OpKind::activation_reduce: cycles = activation_cycles(e, op.free, true); break;
-    case OpKind::tensor_tensor: cycles = tensor_tensor_cycles(e, op.free, op.dtype, op.input_in_psum); break;
-    case OpKind::tensor_scalar: cycles = tensor_scalar_cycles(e, op.free, op.dtype, op.input_in_psum); break;
-    case OpKind::tensor_copy: cycles = tensor_copy_cycles(e, op.free, op.dtype, op.input_in_psum); break;
-    case OpKind::tensor_reduce: cycles = tensor_reduce_cycles(e, op.free, op.dtype); break;
-    case OpKind::memset: cycles = memset_cycles(e, op.free, op.dtype); break;
-    case OpKind::iota: cycles = iota_cycles(e, op.free); break;
-    case OpKind::gather: cycles = gather_cycles(e, op); break;
-    case OpKind::descriptors: cycles = descriptor_generation_cycles(e, op); break;
-    default: break;
-  }
-  if (dependent) cycles += e.static_overhead_cycles;
+  double cycles = elementwise_cycles(e, op);
+  // The accumulator registers are read out by an instruction of their own, ~64 cycles on v2 (ARCH-v2, ISA).
+  if (op.accumulate) cycles += e.reduce_extra_cycles;
   return cycles * 1000.0 / clock;
 }
 
 // Rounded exactly as ps_from_cycles / ps_from_ns round (the same expression before llround).
-Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent) {
+Picoseconds op_duration(const Op& op, const HardwareConfig& hw) {
   if (op.duration_ps >= 0) return op.duration_ps;
-  return round_ps(op_duration_exact_ps(op, hw, dependent));
+  return round_ps(op_duration_exact_ps(op, hw));
+}
+
+Picoseconds op_latency_ps(const Op& op, const HardwareConfig& hw) {
+  if (op.duration_ps >= 0 || op.cycles >= 0) return 0;
+  if (op.kind == OpKind::descriptors || op.kind == OpKind::sendrecv || op.kind == OpKind::fixed) return 0;
+  switch (op.engine) {
+    case Engine::tensor: return ps_from_cycles(hw.tensor.latency_cycles, hw.tensor.clock_ghz);
+    case Engine::vector:
+    case Engine::scalar:
+    case Engine::gpsimd: {
+      const EngineConfig& e = engine_config(hw, op.engine);
+      return ps_from_cycles(e.latency_cycles, e.clock_ghz);
+    }
+    default: return 0;
+  }
+}
+
+Picoseconds table_load_ps(const HardwareConfig& hw) {
+  return ps_from_cycles(hw.scalar.table_load_cycles, hw.scalar.clock_ghz);
 }
 
 }  // namespace stasim::cost

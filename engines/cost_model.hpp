@@ -1,6 +1,7 @@
 // Instruction cost formulas of the compute engines, in cycles of the engine's own clock, as pure functions.
 // Sources: docs/hardware-model.md (NC-v2 figures; v3/v4 perf modes applied as divisors on N).
-// op_duration() dispatches an Op to its formula and honours the op's own `cycles` / `duration_ns` override.
+// op_duration() dispatches an Op to its formula (its initiation interval: how long it holds its engine) and
+// honours the op's own `cycles` / `duration_ns` override; op_latency_ps() is how much later its result is written.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +49,17 @@ Picoseconds all_reduce_ps(const CollectiveConfig& c, std::uint64_t bytes);
 const EngineConfig& engine_config(const HardwareConfig& hw, Engine e);
 double clock_ghz(const HardwareConfig& hw, Engine e);
 
-// Duration of a compute op. `dependent`: the op reads its queue predecessor's result, paying the static
-// instruction overhead of dependent chains (ARCH-v2, PERF) on the vector, scalar and GpSimd engines.
-Picoseconds op_duration(const Op& op, const HardwareConfig& hw, bool dependent);
+// How long a compute op holds its engine (its initiation interval): the next instruction of the engine may
+// start then. Its result is written op_latency_ps() later.
+Picoseconds op_duration(const Op& op, const HardwareConfig& hw);
 // The same before rounding, in (fractional) picoseconds: what a check compares with the time type's range
 // before op_duration rounds it into int64 picoseconds.
-double op_duration_exact_ps(const Op& op, const HardwareConfig& hw, bool dependent);
+double op_duration_exact_ps(const Op& op, const HardwareConfig& hw);
+// The pipeline latency after the interval (core.engines.<e>.latency_cycles; docs/hardware-model.md): a dependent
+// instruction, or a transfer of the result, waits for it; an independent one does not. 0 for ops whose time
+// is given (`cycles`, `duration_ns`), DMA, collectives, software descriptor generation and GpSimd-DMA exchanges.
+Picoseconds op_latency_ps(const Op& op, const HardwareConfig& hw);
+// ScalarE: the activation-table load an activation pays when the table its function needs is not loaded.
+Picoseconds table_load_ps(const HardwareConfig& hw);
 
 }  // namespace stasim::cost

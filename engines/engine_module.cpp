@@ -1,12 +1,16 @@
 #include "engines/engine_module.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "engines/cost_model.hpp"
+#include "sim/core/instruction_set.hpp"
 #include "sim/core/units.hpp"
 
 namespace stasim {
 namespace {
+
+constexpr Picoseconds kNever = std::numeric_limits<Picoseconds>::max();
 
 sc_core::sc_time after(Picoseconds ps) { return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps)); }
 
@@ -26,12 +30,23 @@ EngineModule::EngineModule(const char* name) {
 void EngineModule::bind(RunState& state, std::uint32_t queue) {
   state_ = &state;
   queue_ = queue;
-  running_ = kNoOp;
-  running_end_ps_ = 0;
+  pending_.clear();
+  last_op_ = kNoOp;
   last_start_ps_ = -1;
+  last_end_ps_ = 0;
   psum_wait_ = kNoOp;
+  table_ = 0;
   activations_ = 0;
-  tensor_ = state.graph().queues()[queue].engine == Engine::tensor;
+  const Engine engine = state.graph().queues()[queue].engine;
+  tensor_ = engine == Engine::tensor;
+  scalar_ = engine == Engine::scalar;
+  const TensorEngineConfig& t = state.hw().tensor;
+  tile_grid_rows_ = tensor_ ? std::max<std::uint32_t>(1, t.rows / std::max<std::uint32_t>(1, t.min_tile_rows)) : 1;
+  tile_grid_columns_ = tensor_ ? std::max<std::uint32_t>(1, t.columns / std::max<std::uint32_t>(1, t.min_tile_columns)) : 1;
+  // At most 32 cells: a finer grid than the ISA's 4 x 4 tiles is folded into whole-array matmuls (cells_of).
+  if (tile_grid_rows_ * tile_grid_columns_ > 32) tile_grid_rows_ = tile_grid_columns_ = 1;
+  cell_free_ps_.assign(std::size_t{tile_grid_rows_} * tile_grid_columns_, 0);
+  cell_holder_.assign(cell_free_ps_.size(), kNoOp);
   throttle_.reset(state.hw().tensor);
   state.set_listener(queue, this);
 }
@@ -47,64 +62,127 @@ void EngineModule::wake(Picoseconds at_ps) {
   wake_.notify(after(at_ps > now ? at_ps - now : 0));
 }
 
+std::uint32_t EngineModule::cells_of(OpId op) const {
+  const std::uint32_t all = cell_free_ps_.size() >= 32 ? 0xFFFFFFFFu : (1u << cell_free_ps_.size()) - 1;
+  if (!tensor_ || cell_free_ps_.size() == 1) return all;
+  const Op& o = state_->graph().op(op);
+  if (o.kind != OpKind::matmul || (o.tile_rows == 0 && o.tile_columns == 0)) return all;
+  const TensorEngineConfig& t = state_->hw().tensor;
+  const std::uint32_t rows = o.tile_rows ? o.tile_rows : t.rows, cols = o.tile_columns ? o.tile_columns : t.columns;
+  const std::uint32_t r0 = o.tile_row / t.min_tile_rows, r1 = (o.tile_row + rows) / t.min_tile_rows;
+  const std::uint32_t c0 = o.tile_column / t.min_tile_columns, c1 = (o.tile_column + cols) / t.min_tile_columns;
+  std::uint32_t cells = 0;
+  for (std::uint32_t r = r0; r < r1 && r < tile_grid_rows_; ++r)
+    for (std::uint32_t c = c0; c < c1 && c < tile_grid_columns_; ++c) cells |= 1u << (r * tile_grid_columns_ + c);
+  return cells ? cells : all;
+}
+
+Picoseconds EngineModule::cells_free_ps(std::uint32_t cells) const {
+  Picoseconds free = 0;
+  for (std::size_t i = 0; i < cell_free_ps_.size(); ++i)
+    if (cells >> i & 1u) free = std::max(free, cell_free_ps_[i]);
+  return free;
+}
+
 // LoadStationary runs in the background of the instruction before it (docs/hardware-model.md): when the engine
 // goes straight from that instruction to a matmul that changes its stationary operand, the load overlaps the
 // instruction from the moment the operand is ready (its dependencies done, the instruction started), and only
 // what does not fit is paid. After a gap (an idle engine, a wait for a PSUM bank) the whole load is paid.
 Picoseconds EngineModule::hidden_load_ps(OpId op, Picoseconds now) const {
   const TensorEngineConfig& t = state_->hw().tensor;
-  if (!t.background_load_stationary || last_start_ps_ < 0 || now != running_end_ps_) return 0;
+  if (!t.background_load_stationary || last_start_ps_ < 0 || now != last_end_ps_) return 0;
   const Op& o = state_->graph().op(op);
   if (!formula_matmul(o) || !o.new_stationary) return 0;
   Picoseconds from = std::max(state_->ready_ps(op), last_start_ps_);
-  if (from >= running_end_ps_) return 0;
-  return std::min(running_end_ps_ - from, ps_from_cycles(t.load_stationary_cycles, t.clock_ghz));
+  if (from >= last_end_ps_) return 0;
+  return std::min(last_end_ps_ - from, ps_from_cycles(t.load_stationary_cycles, t.clock_ghz));
 }
 
 void EngineModule::step() {
   ++activations_;
-  Picoseconds now = now_ps();
-  if (running_ != kNoOp) {
-    if (now < running_end_ps_) {  // woken early: keep waiting for the op to end
-      sc_core::next_trigger(after(running_end_ps_ - now));
-      return;
+  const Picoseconds now = now_ps();
+  const RunGraph& run = state_->run();
+  // Ops whose interval ended free their cells (already recorded) and wait out their latency; ops whose result
+  // is written now finish, in start order.
+  for (std::size_t i = 0; i < pending_.size();) {
+    Pending& p = pending_[i];
+    if (!p.interval_done && p.at_ps <= now) {
+      p.interval_done = true;
+      if (run.has_latency[p.op]) p.at_ps += run.queue_latency_ps[queue_];
     }
-    OpId done = running_;
-    running_ = kNoOp;
-    state_->finish(done, now);
-  }
-  OpId op = state_->head(queue_);
-  if (op == kNoOp || !state_->deps_done(op)) return;  // a dependency's finish() wakes us
-  if (state_->ready_ps(op) > now) {                    // semaphore latency still in flight
-    sc_core::next_trigger(after(state_->ready_ps(op) - now));
-    return;
-  }
-  // Only tensor-engine ops accumulate into PSUM (validation rejects any other), so only they need a bank.
-  if (PsumArbiter* psum = tensor_ ? state_->psum() : nullptr) {
-    OpId release = psum->admit(op, queue_);
-    if (release != kNoOp) {  // the bank's release wakes us
-      psum_wait_ = release;
-      return;
+    if (p.interval_done && p.at_ps <= now) {
+      state_->finish(p.op, now);
+      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
     }
   }
-  Picoseconds duration = state_->duration_ps(op);
-  if (tensor_) duration -= hidden_load_ps(op, now);
-  if (tensor_ && throttle_.enabled()) {
-    const double rate = throttle_.rate_at(now);
-    const Op& o = state_->graph().op(op);
-    const TensorEngineConfig& t = state_->hw().tensor;
-    if (!t.throttle_stretches_floor && formula_matmul(o))
-      duration = round_ps(static_cast<double>(duration) * cost::matmul_throttle_stretch(t, o.m, o.n, rate));
-    else
-      duration = round_ps(static_cast<double>(duration) / rate);
-    throttle_.busy(now, now + duration);
+  // Start the head of the queue, and the next when it can start at once too (disjoint PE tiles).
+  Picoseconds next = kNever;
+  for (;;) {
+    OpId op = state_->head(queue_);
+    if (op == kNoOp || !state_->deps_done(op)) break;  // a dependency's finish() wakes us
+    if (state_->ready_ps(op) > now) {                  // semaphore latency still in flight
+      next = std::min(next, state_->ready_ps(op));
+      break;
+    }
+    const std::uint32_t cells = cells_of(op);
+    const Picoseconds free = cells_free_ps(cells);
+    if (free > now) {  // the engine (or the PE tiles it needs) is still busy
+      next = std::min(next, free);
+      break;
+    }
+    // Only tensor-engine ops accumulate into PSUM (validation rejects any other), so only they need a bank.
+    if (PsumArbiter* psum = tensor_ ? state_->psum() : nullptr) {
+      OpId release = psum->admit(op, queue_);
+      if (release != kNoOp) {  // the bank's release wakes us
+        psum_wait_ = release;
+        break;
+      }
+    }
+    Picoseconds duration = state_->duration_ps(op);
+    if (tensor_) duration -= hidden_load_ps(op, now);
+    if (tensor_ && throttle_.enabled()) {
+      const double rate = throttle_.rate_at(now);
+      const Op& o = state_->graph().op(op);
+      const TensorEngineConfig& t = state_->hw().tensor;
+      if (!t.throttle_stretches_floor && formula_matmul(o))
+        duration = round_ps(static_cast<double>(duration) * cost::matmul_throttle_stretch(t, o.m, o.n, rate));
+      else
+        duration = round_ps(static_cast<double>(duration) / rate);
+      throttle_.busy(now, now + duration);
+    }
+    if (scalar_) {
+      const Op& o = state_->graph().op(op);
+      const std::uint8_t table = activation_table(o.func);
+      if (table != 0 && table != table_) {
+        duration += cost::table_load_ps(state_->hw());
+        table_ = table;
+      }
+    }
+    // What held the engine up: the op that last used one of its cells.
+    OpId holder = kNoOp;
+    Picoseconds held_until = -1;
+    for (std::size_t i = 0; i < cell_free_ps_.size(); ++i)
+      if ((cells >> i & 1u) && cell_holder_[i] != kNoOp && cell_free_ps_[i] > held_until) {
+        held_until = cell_free_ps_[i];
+        holder = cell_holder_[i];
+      }
+    state_->start(queue_, now, psum_wait_, holder, held_until);
+    psum_wait_ = kNoOp;
+    for (std::size_t i = 0; i < cell_free_ps_.size(); ++i)
+      if (cells >> i & 1u) {
+        cell_free_ps_[i] = now + duration;
+        cell_holder_[i] = op;
+      }
+    last_op_ = op;
+    last_start_ps_ = now;
+    last_end_ps_ = now + duration;
+    pending_.push_back({op, now + duration, false});
   }
-  state_->start(queue_, now, psum_wait_);
-  psum_wait_ = kNoOp;
-  running_ = op;
-  running_end_ps_ = now + duration;
-  last_start_ps_ = now;
-  sc_core::next_trigger(after(duration));
+  for (const Pending& p : pending_) next = std::min(next, p.at_ps);
+  if (next == kNever) sc_core::next_trigger(wake_);
+  else sc_core::next_trigger(after(next - now), wake_);
 }
 
 }  // namespace stasim

@@ -23,7 +23,7 @@ void DmaModule::bind(RunState& state) {
   state_ = &state;
   const HardwareConfig& hw = state.hw();
   const auto& queues = state.graph().queues();
-  busy_.assign(queues.size(), 0);
+  queues_.reset(queues.size(), hw.lnc, hw.dma.queue_depth);
   considered_.assign(queues.size(), 0);
   candidates_.clear();
   while (listeners_.size() < queues.size())
@@ -79,6 +79,7 @@ Picoseconds DmaModule::share_bandwidth(Picoseconds now) {
     t.rate = rates_[i];
     // Finishing times are rounded up to the picosecond, so a transfer never ends before its bytes moved.
     t.finish_ps = now + (t.remaining_bytes > 0 ? static_cast<Picoseconds>(std::ceil(t.remaining_bytes / t.rate - 1e-6)) : 0);
+    t.finish_ps = std::max(t.finish_ps, t.descriptors_end_ps);
     first_finish = std::min(first_finish, t.finish_ps);
   }
   return first_finish;
@@ -88,8 +89,9 @@ DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds n
   const HardwareConfig& hw = state_->hw();
   const RunOp& o = state_->run().ops[op];
   const RunDma& d = state_->run().dma[o.aux];
-  Transfer t{op, queue, now + o.duration_ps, d.bytes, 0.0, 0, Flow{}};
-  t.descriptors_end_ps = t.data_start_ps + d.descriptor_ps;
+  const DmaQueueModel::Dispatch dispatch = queues_.dispatch(queue, o.core, op, now, o.duration_ps, d.descriptor_ps);
+  Transfer t{op, queue, dispatch.data_start_ps, d.bytes, 0.0, 0, Flow{}};
+  t.descriptors_end_ps = dispatch.descriptors_end_ps;
   t.max_rate = d.max_bytes_per_ps;
   t.flow.use(o.core);
   if (d.uses_hbm) t.flow.use(hw.lnc);
@@ -115,7 +117,7 @@ void DmaModule::step() {
     Transfer& t = moving_[i];
     if (dt > 0) t.remaining_bytes = std::max(0.0, t.remaining_bytes - t.rate * dt);
     if (t.finish_ps <= now) {
-      busy_[t.queue] = 0;
+      queues_.finished(t.queue, t.op, now);
       consider(t.queue);
       state_->finish(t.op, now);
       moving_[i] = moving_.back();
@@ -126,15 +128,16 @@ void DmaModule::step() {
       ++i;
     }
   }
-  // Transfers whose fixed phase is over start moving bytes (or finish, when they have none).
+  // Transfers whose issue is over start moving bytes (or finish, when they have none); their queue's issue
+  // stage is free for the next dispatch.
   for (std::size_t i = 0; i < waiting_.size();) {
     if (waiting_[i].data_start_ps <= now) {
       Transfer t = waiting_[i];
       waiting_[i] = waiting_.back();
       waiting_.pop_back();
-      if (t.remaining_bytes <= 0) {
-        busy_[t.queue] = 0;
-        consider(t.queue);
+      consider(t.queue);
+      if (t.remaining_bytes <= 0 && t.descriptors_end_ps <= now) {
+        queues_.finished(t.queue, t.op, now);
         state_->finish(t.op, now);
       } else {
         moving_.push_back(t);
@@ -145,30 +148,35 @@ void DmaModule::step() {
       ++i;
     }
   }
-  // Idle queues start their head transfer when its dependencies are met, in queue order. Only queues woken
-  // or freed since the last look (or still waiting for a ready time) can start; the others stay as they were.
+  // Queues dispatch their head transfer when its dependencies are met and the queue can take it, in queue
+  // order. Only queues woken or freed since the last look (or still waiting for a ready time) can start; the
+  // others stay as they were.
   Picoseconds next = std::numeric_limits<Picoseconds>::max();
   if (candidates_.size() > 1) std::sort(candidates_.begin(), candidates_.end());
   still_waiting_.clear();
   for (std::uint32_t q : candidates_) {
     considered_[q] = 0;
-    if (busy_[q]) continue;
-    OpId op = state_->head(q);
-    if (op == kNoOp || !state_->deps_done(op)) continue;
-    if (state_->ready_ps(op) > now) {
-      next = std::min(next, state_->ready_ps(op));
-      still_waiting_.push_back(q);
-      continue;
-    }
-    state_->start(q, now, kNoOp);
-    Transfer t = begin(op, q, now);
-    busy_[q] = 1;
-    if (t.data_start_ps <= now && t.remaining_bytes > 0) {
-      moving_.push_back(t);
-      changed = true;
-    } else {
-      waiting_.push_back(t);
-      first_data_start = std::min(first_data_start, t.data_start_ps);
+    // A transfer without issue time leaves the issue stage free at once: the queue may dispatch again now.
+    for (;;) {
+      OpId op = state_->head(q);
+      if (op == kNoOp || !state_->deps_done(op)) break;
+      const Picoseconds queue_ready = queues_.ready_ps(q);
+      if (queue_ready > now) break;  // the issue stage frees (an issue end wakes us) or a finish makes room
+      if (state_->ready_ps(op) > now) {
+        next = std::min(next, state_->ready_ps(op));
+        still_waiting_.push_back(q);
+        break;
+      }
+      state_->start(q, now, kNoOp, queues_.holder(q), queue_ready);
+      Transfer t = begin(op, q, now);
+      if (t.data_start_ps <= now) {
+        moving_.push_back(t);
+        changed = true;
+      } else {
+        waiting_.push_back(t);
+        first_data_start = std::min(first_data_start, t.data_start_ps);
+        break;
+      }
     }
   }
   candidates_.swap(still_waiting_);

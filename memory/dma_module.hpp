@@ -1,10 +1,12 @@
 // DmaModule: every DMA queue of every simulated core, as one SystemC process, because transfers in flight
-// share bandwidth and so cannot be timed one by one. A queue runs one transfer at a time in program order;
-// a transfer pays its issue cost (memory/dma_cost.hpp), then moves its bytes at a max-min fair rate over its
+// share bandwidth and so cannot be timed one by one. A queue dispatches its transfers in program order, one
+// issue at a time, with up to core.dma.queue_depth of them in flight (memory/dma_queue_model.hpp); a dispatched
+// transfer waits out its issue (memory/dma_cost.hpp), then moves its bytes at a max-min fair rate over its
 // core's DMA engines, the HBM share of the simulated cores and (across cores) the link, never faster than its
-// own engines and never finishing before its descriptors are processed; rates are recomputed at every start
-// and finish. The process sleeps until the next start, phase change or finish. Only the queues that were
-// woken or freed since the last activation are looked at, and its working memory lasts across runs.
+// own engines and never finishing before the core's descriptor processing has done its descriptors; rates are
+// recomputed at every start and finish. The process sleeps until the next dispatch, issue end or finish. Only
+// the queues that were woken or freed since the last activation are looked at, and its working memory lasts
+// across runs.
 #pragma once
 
 #include <systemc>
@@ -13,7 +15,8 @@
 #include <vector>
 
 #include "memory/bandwidth_sharing.hpp"
-#include "sim/kernel/run_state.hpp"
+#include "memory/dma_queue_model.hpp"
+#include "sim/run/run_state.hpp"
 
 namespace stasim {
 
@@ -58,7 +61,7 @@ class DmaModule {
 
   RunState* state_ = nullptr;
   sc_core::sc_event wake_;
-  std::vector<char> busy_;                       // per graph queue: a transfer in flight
+  DmaQueueModel queues_;                         // issue stages, places in flight, descriptor processing
   std::vector<char> considered_;                 // per graph queue: listed in candidates_
   std::vector<std::uint32_t> candidates_;        // queues that may start their head: woken, freed or waiting
   std::vector<std::uint32_t> still_waiting_;     // candidates whose head is ready later

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/kernel/run_state.hpp"
+#include "sim/run/run_state.hpp"
 
 namespace stasim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/input_error.hpp"
-#include "sim/kernel/buffer_lifetimes.hpp"
+#include "sim/run/buffer_lifetimes.hpp"
 
 namespace stasim {
 

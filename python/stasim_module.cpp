@@ -154,6 +154,9 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
 }
 
 }  // namespace
+
+void bind_kernel(py::module_& m);  // kernel_bindings.cpp
+
 }  // namespace stasim::python
 
 PYBIND11_MODULE(stasim, m) {
@@ -191,4 +194,5 @@ PYBIND11_MODULE(stasim, m) {
         py::arg("fused_gate_up_exchange") = false, py::arg("group_exchange") = true,
         py::arg("private_hwdge") = false, py::arg("fp32_table") = true, py::arg("split_top_k") = false,
         py::arg("group_routes") = false, py::arg("recompute_table") = false, py::arg("explicit_psum") = false);
+  bind_kernel(m);
 }

@@ -14,6 +14,7 @@
 #include "tools/cli.hpp"
 #include "sim/studies/decode_run.hpp"
 #include "sim/studies/resolved_configs.hpp"
+#include "sim/studies/kernel_validation.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -38,7 +39,34 @@ struct ValidateOptions {
   std::string json, dump_config;
   bool quiet = false;
   bool report_only = false;
+  bool kernels = false;
 };
+
+constexpr const char* kKernelReference = "configs/reference/kernels.yaml";
+
+// `validate --kernels`: every kernel target on the hardware it was measured on.
+void validate_kernels(const CLI::App& validate, const Invocation& invocation, const ValidateOptions& val) {
+  const std::string reference = val.reference == kDefaultReference ? kKernelReference : val.reference;
+  check_output_path("--json", val.json);
+  KernelReference ref = load_kernel_reference(resolve_config_path(reference));
+  std::vector<KernelCheck> checks = check_kernels(ref, val.sets);
+  if (!val.quiet) {
+    std::cout << "kernels against " << reference << "\n\n";
+    print_kernel_checks(std::cout, checks);
+  }
+  if (!val.json.empty()) {
+    nlohmann::json doc = kernel_checks_json(checks);
+    ResolvedConfigs configs;
+    configs.files.push_back({"reference", reference, resolve_config_path(reference)});
+    doc["provenance"] = provenance(validate, invocation, configs_json(configs));
+    write_json_file(val.json, doc);
+  }
+  int misses = 0;
+  for (const KernelCheck& c : checks) misses += c.pass ? 0 : 1;
+  if (misses && !val.report_only)
+    throw CheckFailed(std::to_string(misses) + " of " + std::to_string(checks.size()) +
+                      " kernel targets out of tolerance (--report-only reports without failing)");
+}
 
 
 void print_table(std::ostream& out, const std::vector<Prediction>& predictions) {
@@ -270,7 +298,14 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
                      "exit 0 even when a target is out of tolerance or a fact does not hold (for exploring)");
   validate->add_option("--dump-config", val->dump_config,
                        "write the resolved hardware config (base merged, --set applied) as YAML to FILE");
+  CLI::Option* kernels = validate->add_flag(
+      "--kernels", val->kernels,
+      "check the kernel reference (configs/reference/kernels.yaml) instead: each shipped kernel on the hardware it "
+      "was measured on");
+  for (const char* name : {"--hw", "--down-schedule", "--option", "--dump-config"})
+    kernels->excludes(validate->get_option(name));
   validate->callback([validate, val, registry, &invocation] {
+    if (val->kernels) return validate_kernels(*validate, invocation, *val);
     hw_option("--hw", val->hw);  // an unknown name fails first, with the shipped names
     check_output_path("--json", val->json);
     check_output_path("--dump-config", val->dump_config);

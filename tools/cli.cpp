@@ -68,6 +68,7 @@ int run(int argc, char** argv) {
   invocation.argv.assign(argv, argv + argc);
   register_decode_commands(app, invocation);
   register_schedule_commands(app, invocation);
+  register_kernel_command(app, invocation);
   register_route_block_commands(app);
   register_golden_commands(app);
   register_sweep_commands(app, invocation);

@@ -69,6 +69,7 @@ std::string hw_option(const std::string& option, const std::string& name);
 std::string version_text();
 
 void register_schedule_commands(CLI::App& app, const Invocation& invocation);  // schedule, bench
+void register_kernel_command(CLI::App& app, const Invocation& invocation);     // kernel (kernel_command.cpp)
 void register_route_block_commands(CLI::App& app);  // align, partition, replay (route_block_command.cpp)
 void register_decode_commands(CLI::App& app, const Invocation& invocation);    // run, compare (run_command.cpp)
 void register_golden_commands(CLI::App& app);       // goldens (goldens_command.cpp)

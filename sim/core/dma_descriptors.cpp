@@ -7,8 +7,8 @@ namespace stasim {
 bool touches_hbm(const Op& op) { return op.src == Location::hbm || op.dst == Location::hbm; }
 bool crosses_cores(const Op& op) { return op.src == Location::peer || op.dst == Location::peer; }
 
-Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw) {
-  return ps_from_ns(hw.dma.fixed_ns + (crosses_cores(op) ? 2 * hw.link.latency_ns : 0.0) +
+Picoseconds dma_issue_ps(const Op& op, const HardwareConfig& hw) {
+  return ps_from_ns(hw.dma.issue_ns + (crosses_cores(op) ? 2 * hw.link.latency_ns : 0.0) +
                     (op.dge == DgeMode::hwdge ? hw.dma.hwdge_ns : 0.0));
 }
 

@@ -15,13 +15,13 @@ namespace stasim {
 
 bool touches_hbm(const Op& op);
 bool crosses_cores(const Op& op);
-// The issue cost before any byte moves: fixed_ns (descriptor setup, synchronisation and semaphore-to-start,
-// DMA-BW), plus two link crossings across cores, plus hwdge_ns for a hardware-DGE transfer. A cross-core transfer
+// The issue time on its queue before any byte moves: issue_ns (descriptor setup, synchronisation and
+// semaphore-to-start, DMA-BW), plus two link crossings across cores, plus hwdge_ns for a hardware-DGE transfer. A cross-core transfer
 // is a sendrecv on the shared DMA queues (nki.isa.dma_engine.dma: "shared DMA with CoreBarrier synchronization"):
 // a core barrier, in which each core writes a semaphore to the other and waits for the other's
 // (nki.lnc.core_barrier), then the data, so the data leaves one crossing after both sides are ready and arrives
 // after a second one.
-Picoseconds dma_fixed_ps(const Op& op, const HardwareConfig& hw);
+Picoseconds dma_issue_ps(const Op& op, const HardwareConfig& hw);
 
 // Bytes of the transfer one partition holds (rounded up).
 std::uint64_t bytes_per_partition(const Op& op);

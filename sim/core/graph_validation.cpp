@@ -3,40 +3,10 @@
 #include <algorithm>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/instruction_set.hpp"
 
 namespace stasim {
 namespace {
-
-bool is_elementwise(OpKind k) {
-  switch (k) {
-    case OpKind::activation:
-    case OpKind::activation_reduce:
-    case OpKind::tensor_tensor:
-    case OpKind::tensor_scalar:
-    case OpKind::tensor_copy:
-    case OpKind::tensor_reduce:
-    case OpKind::memset:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Which engines can run each kind (docs/hardware-model.md).
-bool engine_runs(Engine e, OpKind k) {
-  if (k == OpKind::fixed) return true;
-  switch (e) {
-    case Engine::tensor: return k == OpKind::matmul || k == OpKind::transpose;
-    case Engine::scalar: return is_elementwise(k);
-    case Engine::vector: return is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce;
-    case Engine::gpsimd:
-      return k == OpKind::iota || k == OpKind::gather || k == OpKind::descriptors || k == OpKind::sendrecv ||
-             (is_elementwise(k) && k != OpKind::activation && k != OpKind::activation_reduce);
-    case Engine::dma: return k == OpKind::transfer;
-    case Engine::collective: return k == OpKind::all_reduce;
-  }
-  return false;
-}
 
 std::uint32_t max_contraction(const HardwareConfig& hw, Dtype d) {
   if (d == Dtype::fp8) return hw.tensor.rows * hw.tensor.fp8_k_factor;
@@ -55,7 +25,40 @@ void check_op(const Op& o, OpId id, const OpLocator& who, const HardwareConfig& 
     bad("core " + std::to_string(o.core) + " does not exist: " + hw.name + " simulates lnc = " +
         std::to_string(hw.lnc) + " physical core(s), numbered 0.." + std::to_string(hw.lnc - 1) + key("lnc"));
   if (!engine_runs(o.engine, o.kind))
-    bad(std::string("the ") + engine_name(o.engine) + " engine cannot run '" + op_kind_name(o.kind) + "'");
+    bad(std::string("the ") + engine_name(o.engine) + " engine cannot run '" + op_kind_name(o.kind) + "' (" +
+        engines_running(o.kind) + " can)");
+  if (o.kind == OpKind::exponential && o.engine == Engine::vector && hw.vector.exponential_speedup <= 0)
+    bad("exponential on VectorE needs NeuronCore-v4 or newer; " + hw.name + " has none" +
+        key("core.engines.vector.exponential_speedup"));
+  if (o.func != 0 && o.kind != OpKind::activation && o.kind != OpKind::activation_reduce)
+    bad(std::string("only activations take a function (func = ") + activation_function_name(o.func) + ")");
+  if (o.accumulate && o.kind != OpKind::activation && o.kind != OpKind::tensor_scalar && o.kind != OpKind::exponential)
+    bad("only activation, tensor_scalar and exponential accumulate into the accumulator registers");
+  if (o.dma_transpose) {
+    if (o.kind != OpKind::transfer) bad("only DMA transfers transpose (dma_transpose)");
+    else if (o.dtype != Dtype::bf16 && o.dtype != Dtype::fp16 && o.dtype != Dtype::fp32)
+      bad(std::string("a DMA transpose moves 2- or 4-byte elements, not ") + dtype_name(o.dtype));
+    else if (o.src == Location::peer || o.dst != Location::sbuf)
+      bad("a DMA transpose writes SBUF, from HBM or SBUF");
+  }
+  if (o.kind == OpKind::matmul && (o.tile_rows > 0 || o.tile_columns > 0)) {
+    const std::uint32_t rows = o.tile_rows ? o.tile_rows : hw.tensor.rows;
+    const std::uint32_t cols = o.tile_columns ? o.tile_columns : hw.tensor.columns;
+    auto tile_ok = [](std::uint32_t size, std::uint32_t start, std::uint32_t full, std::uint32_t min) {
+      return size >= min && size <= full && full % size == 0 && (size & (size - 1)) == 0 && start % size == 0 &&
+             start + size <= full;
+    };
+    if (!tile_ok(rows, o.tile_row, hw.tensor.rows, hw.tensor.min_tile_rows) ||
+        !tile_ok(cols, o.tile_column, hw.tensor.columns, hw.tensor.min_tile_columns))
+      bad("PE tile " + std::to_string(rows) + " x " + std::to_string(cols) + " at (" + std::to_string(o.tile_row) +
+          ", " + std::to_string(o.tile_column) + ") is not a tile of the " + std::to_string(hw.tensor.rows) + " x " +
+          std::to_string(hw.tensor.columns) + " array (sizes: powers of two from " +
+          std::to_string(hw.tensor.min_tile_rows) + " rows and " + std::to_string(hw.tensor.min_tile_columns) +
+          " columns, started at a multiple of the size)" + key("core.engines.tensor.min_tile_rows"));
+    else if (o.k > rows || o.m > cols)
+      bad("k = " + std::to_string(o.k) + " and m = " + std::to_string(o.m) + " must fit the PE tile " +
+          std::to_string(rows) + " x " + std::to_string(cols));
+  }
   if (o.engine == Engine::dma && o.queue >= hw.dma.queues)
     bad("DMA queue " + std::to_string(o.queue) + " does not exist (" + std::to_string(hw.dma.queues) +
         " queues per core)" + key("core.dma.queues"));

@@ -31,7 +31,10 @@ void TensorEngineConfig::read(ConfigReader& r) {
       .required("throttle_ramp_ns", throttle_ramp_ns)
       .required("throttle_window_ns", throttle_window_ns)
       .required("throttle_threshold", throttle_threshold)
-      .optional("throttle_stretches_floor", throttle_stretches_floor);
+      .optional("throttle_stretches_floor", throttle_stretches_floor)
+      .optional("latency_cycles", latency_cycles)
+      .optional("min_tile_rows", min_tile_rows)
+      .optional("min_tile_columns", min_tile_columns);
   r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
   r.within("rows", rows, 1, kMaxCount);
   r.within("columns", columns, 1, kMaxCount);
@@ -47,13 +50,19 @@ void TensorEngineConfig::read(ConfigReader& r) {
   r.within("throttle_ramp_ns", throttle_ramp_ns, 0, kMaxNs);
   r.within("throttle_window_ns", throttle_window_ns, kMinNs, kMaxNs);
   r.within("throttle_threshold", throttle_threshold, 0, 1);
+  r.within("latency_cycles", latency_cycles, 0, kMaxCycles);
+  r.check(min_tile_rows >= 1 && rows % min_tile_rows == 0, "min_tile_rows", "must divide rows (" + std::to_string(rows) + ")");
+  r.check(min_tile_columns >= 1 && columns % min_tile_columns == 0, "min_tile_columns",
+          "must divide columns (" + std::to_string(columns) + ")");
   r.finish();
 }
 
 void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
   r.required("clock_ghz", clock_ghz)
       .optional("min_issue_cycles", min_issue_cycles)
-      .optional("static_overhead_cycles", static_overhead_cycles)
+      .optional("latency_cycles", latency_cycles)
+      .optional("table_load_cycles", table_load_cycles)
+      .optional("exponential_speedup", exponential_speedup)
       .optional("bf16_speedup", bf16_speedup)
       .optional("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup)
       .optional("reduce_extra_cycles", reduce_extra_cycles);
@@ -64,7 +73,9 @@ void EngineConfig::read(ConfigReader& r, bool is_gpsimd) {
         .required("swdge_descriptor_cycles", swdge_descriptor_cycles);
   r.within("clock_ghz", clock_ghz, kMinClockGhz, kMaxClockGhz);
   r.within("min_issue_cycles", min_issue_cycles, 0, kMaxCycles);
-  r.within("static_overhead_cycles", static_overhead_cycles, 0, kMaxCycles);
+  r.within("latency_cycles", latency_cycles, 0, kMaxCycles);
+  r.within("table_load_cycles", table_load_cycles, 0, kMaxCycles);
+  r.within("exponential_speedup", exponential_speedup, 0, kMaxFactor);
   r.within("bf16_speedup", bf16_speedup, kMinFactor, kMaxFactor);
   r.within("bf16_tensor_tensor_speedup", bf16_tensor_tensor_speedup, kMinFactor, kMaxFactor);
   r.within("reduce_extra_cycles", reduce_extra_cycles, 0, kMaxCycles);
@@ -142,8 +153,10 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
   dma.required("engines", hw.dma.engines)
       .required("queues", hw.dma.queues)
       .required("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine)
-      .required("fixed_ns", hw.dma.fixed_ns)
+      .required("issue_ns", hw.dma.issue_ns)
+      .optional("queue_depth", hw.dma.queue_depth)
       .required("descriptor_ns", hw.dma.descriptor_ns)
+      .optional("completion_ns", hw.dma.completion_ns)
       .required("hwdge_ns", hw.dma.hwdge_ns)
       .required("hwdge_instances", hw.dma.hwdge_instances)
       .optional("exchange_queues", hw.dma.exchange_queues)
@@ -155,8 +168,10 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
   dma.within("engines", hw.dma.engines, 1, kMaxCount);
   dma.check(hw.dma.queues >= 1 && hw.dma.queues <= 65535, "queues", "must be between 1 and 65535");
   dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
-  dma.within("fixed_ns", hw.dma.fixed_ns, 0, kMaxNs);
-  dma.within("descriptor_ns", hw.dma.descriptor_ns, kMinNs, kMaxNs);
+  dma.within("issue_ns", hw.dma.issue_ns, 0, kMaxNs);
+  dma.check(hw.dma.queue_depth >= 1 && hw.dma.queue_depth <= 64, "queue_depth", "must be between 1 and 64");
+  dma.within("descriptor_ns", hw.dma.descriptor_ns, 0, kMaxNs);
+  dma.within("completion_ns", hw.dma.completion_ns, 0, kMaxNs);
   dma.within("hwdge_ns", hw.dma.hwdge_ns, 0, kMaxNs);
   dma.within("hwdge_instances", hw.dma.hwdge_instances, 0, kMaxCount);
   dma.within("gpsimd_dma_ns", hw.dma.gpsimd_dma_ns, 0, kMaxNs);

@@ -40,6 +40,13 @@ struct TensorEngineConfig {
   // its floor runs at the floor; the dI/dt limit is read as a cap on array activity, which a one-column stream
   // barely has. Nothing public says which; docs/hardware-model.md.
   bool throttle_stretches_floor = true;
+  // Pipeline latency (docs/hardware-model.md, assumed: the array's depth): a matmul's result is in PSUM this many
+  // cycles after its moving data has streamed in; the next instruction issues without waiting for it.
+  double latency_cycles = 128;
+  // PE tiling (nc_matmul tile_size, ISA): the smallest row and column tile (v2: 2 x 64, v3+: 4 x 32). Matmuls on
+  // disjoint tiles of the array run at once.
+  std::uint32_t min_tile_rows = 64;
+  std::uint32_t min_tile_columns = 64;
 
   void read(ConfigReader& r);
 };
@@ -48,7 +55,13 @@ struct TensorEngineConfig {
 struct EngineConfig {
   double clock_ghz = 0;
   double min_issue_cycles = 64;             // MIN_II
-  double static_overhead_cycles = 100;      // paid by an op that depends on its queue predecessor
+  // Pipeline latency: an instruction's result is written this many cycles after its initiation interval ends;
+  // a stream of independent instructions pays the interval only, a dependent one waits for the latency too.
+  double latency_cycles = 200;
+  // ScalarE: loading the activation table of a function the engine does not hold (docs/hardware-model.md).
+  double table_load_cycles = 0;
+  // VectorE exponential (v4 only): its throughput relative to N elements per cycle; 0 = not available.
+  double exponential_speedup = 0;
   double bf16_speedup = 1;                  // perf-mode divisor on N for all-BF16 copy/tensor_scalar/activation
   double bf16_tensor_tensor_speedup = 1;    // perf-mode divisor on N for all-BF16 tensor_tensor
   double reduce_extra_cycles = 64;          // activation_reduce / tensor_scalar_reduce read-out
@@ -79,8 +92,16 @@ struct DmaConfig {
   std::uint32_t engines = 16;
   std::uint32_t queues = 16;
   double bytes_per_ns_per_engine = 0;
-  double fixed_ns = 1300;
-  double descriptor_ns = 62;                 // DMA-engine time per descriptor (memory/dma_cost.hpp)
+  // A queue dispatches one transfer at a time: each takes issue_ns (descriptor setup, synchronisation,
+  // semaphore-to-start) before its bytes move, while the bytes of earlier transfers keep moving; at most
+  // queue_depth transfers of a queue are in flight (memory/dma_queue_model.hpp).
+  double issue_ns = 1300;
+  std::uint32_t queue_depth = 2;
+  // The core's descriptor processing, shared by its DMA engines: one descriptor after another, in the order
+  // the transfers were triggered; a transfer cannot finish before its descriptors are processed.
+  double descriptor_ns = 4;
+  // From a transfer's last byte to its consumers seeing its completion semaphore.
+  double completion_ns = 290;
   double hwdge_ns = 600;                     // a hardware-DGE DMA instruction on its issuing queue
   std::uint32_t hwdge_instances = 2;         // hardware DGE blocks per core (0: none, hwdge transfers are an error)
   // The queues a core's cross-core exchanges (sendrecv) rotate over in issue order, its last ones: 1 is one

@@ -16,7 +16,11 @@ const char* const kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "dma
 const char* const kOpKindNames[] = {"matmul",        "transpose",   "activation",    "activation_reduce",
                                     "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce",
                                     "memset",        "iota",        "gather",        "descriptors",
-                                    "sendrecv",      "transfer",      "all_reduce",  "fixed"};
+                                    "sendrecv",      "transfer",      "all_reduce",  "fixed",
+                                    "tensor_tensor_scan", "bn_stats", "bn_aggr", "scalar_tensor_tensor",
+                                    "tensor_scalar_reduce", "select", "affine_select", "range_select",
+                                    "reciprocal", "max8", "find_index8", "match_replace8", "stream_shuffle",
+                                    "exponential", "dropout", "copy_dynamic"};
 const char* const kDtypeNames[] = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
 const char* const kDgeModeNames[] = {"static", "hwdge", "swdge"};
 

@@ -31,6 +31,10 @@ enum class OpKind : std::uint8_t {
   transfer,                                                     // dma
   all_reduce,                                                   // collective
   fixed,                                                        // any engine, duration given
+  // The rest of the NKI ISA that kernels use (sim/core/instruction_set.hpp: engines and sources).
+  tensor_tensor_scan, bn_stats, bn_aggr, scalar_tensor_tensor, tensor_scalar_reduce,
+  select, affine_select, range_select, reciprocal, max8, find_index8, match_replace8,
+  stream_shuffle, exponential, dropout, copy_dynamic,
 };
 const char* op_kind_name(OpKind k);
 bool parse_op_kind(const std::string& text, OpKind& out);
@@ -69,6 +73,13 @@ struct Op {
   std::uint16_t elements_per_index = 1; // gather: contiguous elements fetched per index (local_gather num_elem_per_idx)
   bool new_stationary = true;           // matmul: stationary operand changes, LoadStationary paid
   bool input_in_psum = false;           // elementwise: one input read from PSUM
+  bool accumulate = false;              // activation / tensor_scalar / exponential: also into the accumulator
+                                        // registers, read out by an extra instruction (reduce_extra_cycles)
+  bool dma_transpose = false;           // DMA: a DMA transpose (2- or 4-byte elements; slower than a copy)
+  std::uint8_t func = 0;                // activation: the function (sim/core/activation_functions.hpp; 0 = none)
+  // matmul PE tiling (nc_matmul tile_position / tile_size): the tile of the array it uses, in PE rows and
+  // columns; size 0 = the whole array. Matmuls on disjoint tiles run at once.
+  std::uint8_t tile_row = 0, tile_column = 0, tile_rows = 0, tile_columns = 0;
   std::int8_t psum_bank = -1;           // accumulates into this bank (tensor ops)
   std::int8_t releases_psum_bank = -1;  // frees this bank when it ends
   std::uint16_t queue = 0;              // DMA queue on its core (0 for compute engines)

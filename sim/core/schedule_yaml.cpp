@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sim/core/config_reader.hpp"
+#include "sim/core/instruction_set.hpp"
 
 namespace stasim {
 namespace {
@@ -29,9 +30,12 @@ bool parse_location(const std::string& text, Location& loc, std::uint8_t& peer) 
 }
 
 const std::vector<std::string> kEngines = {"tensor", "vector", "scalar", "gpsimd", "dma", "collective"};
-const std::vector<std::string> kKinds = {"matmul", "transpose", "activation", "activation_reduce", "tensor_tensor",
-                                         "tensor_scalar", "tensor_copy", "tensor_reduce", "memset", "iota",
-                                         "gather", "descriptors", "sendrecv", "transfer", "all_reduce", "fixed"};
+std::vector<std::string> all_kinds() {
+  std::vector<std::string> kinds;
+  for (int k = 0; k <= static_cast<int>(OpKind::copy_dynamic); ++k) kinds.push_back(op_kind_name(static_cast<OpKind>(k)));
+  return kinds;
+}
+const std::vector<std::string> kKinds = all_kinds();
 const std::vector<std::string> kDgeModes = {"static", "hwdge", "swdge"};
 const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "fp8", "mxfp8", "mxfp4", "int8"};
 
@@ -111,6 +115,8 @@ LoadedSchedule read_schedule(const YamlNode& root, const std::string& file) {
     std::int64_t psum_bank = -1, releases = -1;
     double duration_ns = -1;
     std::vector<std::string> deps, used_buffers;
+    std::string func;
+    std::vector<std::int64_t> tile_position, tile_size;
     r.required("name", name).required("engine", engine).optional("kind", kind).optional("core", core)
         .optional("queue", queue).optional("k", op.k).optional("m", op.m).optional("n", op.n)
         .optional("free", op.free).optional("partitions", op.partitions).optional("bytes", op.bytes)
@@ -119,8 +125,28 @@ LoadedSchedule read_schedule(const YamlNode& root, const std::string& file) {
         .optional("cycles", op.cycles).optional("duration_ns", duration_ns).optional("phase", phase)
         .optional("buffers", used_buffers).optional("new_stationary", op.new_stationary)
         .optional("input_in_psum", op.input_in_psum).optional("contiguous_bytes", op.contiguous_bytes)
-        .optional("dge", dge).optional("elements_per_index", elements_per_index).optional("index_bytes", index_bytes);
+        .optional("dge", dge).optional("elements_per_index", elements_per_index).optional("index_bytes", index_bytes)
+        .optional("func", func).optional("accumulate", op.accumulate).optional("transpose", op.dma_transpose)
+        .optional("tile_position", tile_position).optional("tile_size", tile_size);
     r.finish();
+    if (!func.empty() && !parse_activation_function(func, op.func))
+      r.problem("func", "unknown activation function '" + func + "'" + suggest(func, activation_function_names()));
+    for (auto [key, values] : {std::pair<const char*, std::vector<std::int64_t>*>{"tile_position", &tile_position},
+                               {"tile_size", &tile_size}}) {
+      if (values->empty()) continue;
+      if (values->size() != 2 || (*values)[0] < 0 || (*values)[0] > 128 || (*values)[1] < 0 || (*values)[1] > 128)
+        r.problem(key, "expected [rows, columns], each at most 128");
+    }
+    if (tile_size.size() == 2 && tile_size[0] >= 0 && tile_size[0] <= 128 && tile_size[1] >= 0 && tile_size[1] <= 128) {
+      op.tile_rows = static_cast<std::uint8_t>(tile_size[0]);
+      op.tile_columns = static_cast<std::uint8_t>(tile_size[1]);
+    }
+    if (tile_position.size() == 2 && tile_position[0] >= 0 && tile_position[0] <= 128 && tile_position[1] >= 0 &&
+        tile_position[1] <= 128) {
+      op.tile_row = static_cast<std::uint8_t>(tile_position[0]);
+      op.tile_column = static_cast<std::uint8_t>(tile_position[1]);
+      if (tile_size.empty()) r.problem("tile_position", "needs tile_size");
+    }
     // An empty name could not be named by deps or in any message (and two of them were accepted).
     r.check(!name.empty(), "name", "must not be empty");
     if (!name.empty() && ids.count(name)) r.problem("name", "op name '" + name + "' is used twice");

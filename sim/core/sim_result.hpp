@@ -46,7 +46,7 @@ struct RawRun {
   std::uint32_t peak_psum_banks = 0;
   std::uint64_t kernel_activations = 0;
   double wall_ms = 0;   // elaboration and kernel run
-  // Each engine's active time as the kernel measured it (sim/kernel/activity_meter.hpp): per (core, engine),
+  // Each engine's active time as the kernel measured it (sim/run/activity_meter.hpp): per (core, engine),
   // core-major, then per engine over all cores. Empty: summarize() derives it from the timings.
   std::vector<Picoseconds> active_ps;
 };

@@ -18,7 +18,7 @@
 #include "memory/dma_module.hpp"
 #include "memory/psum_bank_model.hpp"
 #include "sim/core/graph_validation.hpp"
-#include "sim/kernel/run_state.hpp"
+#include "sim/run/run_state.hpp"
 
 namespace stasim {
 

@@ -12,9 +12,13 @@ CriticalPath critical_path(const ScheduleGraph& graph, const std::vector<OpTimin
     if (timings[v].end_ps > timings[last].end_ps) last = v;
   path.total_ps = timings[last].end_ps;
   Picoseconds busy = 0;
+  // An op counts from its start to its end, or to the start of the op after it on the path when that one only
+  // waited for its interval (the next instruction of an engine starts before the result is written).
+  Picoseconds after = timings[last].end_ps;
   for (OpId v = last; v != kNoOp; v = timings[v].bound == BoundKind::start ? kNoOp : timings[v].bound_op) {
     path.ops.push_back(v);
-    Picoseconds d = timings[v].end_ps - timings[v].start_ps;
+    Picoseconds d = std::max<Picoseconds>(0, std::min(timings[v].end_ps, after) - timings[v].start_ps);
+    after = timings[v].start_ps;
     const Op& op = graph.op(v);
     path.by_engine_ps[static_cast<int>(op.engine)] += d;
     path.by_phase_ps[graph.phases()[op.phase]] += d;

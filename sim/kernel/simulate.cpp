@@ -17,6 +17,9 @@ namespace stasim {
 void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGraph& run) {
   run.graph = &graph;
   run.semaphore_ps = ps_from_ns(hw.semaphore_ns);
+  run.completion_ps = ps_from_ns(hw.dma.completion_ns);
+  run.has_latency.assign(graph.size(), 0);
+  run.queue_latency_ps.assign(graph.queues().size(), 0);
   // Every record is appended below, once: no fill pass before (the capacity stays from run to run).
   run.ops.clear();
   run.ops.reserve(graph.size());
@@ -25,14 +28,10 @@ void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGra
     if (q.engine == Engine::dma) transfers += q.ops.size();
   run.dma.clear();
   run.dma.reserve(transfers);
-  // In id order, which reads the ops front to back (a queue's ops are spread over the whole graph); a queue's
-  // ops come in id order too (add_op appends), so the op before each in its queue is the last one seen there.
-  std::vector<OpId>& last_in_queue = run.last_in_queue;
-  last_in_queue.assign(graph.queues().size(), kNoOp);
+  // In id order, which reads the ops front to back (a queue's ops are spread over the whole graph).
   for (OpId v = 0; v < graph.size(); ++v) {
     const Op& o = graph.op(v);
     RunOp& r = run.ops.emplace_back();
-    OpId previous = std::exchange(last_in_queue[graph.queue_of(v)], v);
     r.core = o.core;
     r.engine = o.engine;
     r.psum_bank = o.psum_bank;
@@ -55,14 +54,15 @@ void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGra
       run.dma.push_back(d);
       continue;
     }
-    // The op reads its queue predecessor's result: it pays the static overhead of dependent chains. (Looked up
-    // among the predecessor's out-edges: the kernel needs those anyway, and no in-edge lists.)
-    bool dependent = false;
-    if (previous != kNoOp)
-      for (ScheduleGraph::EdgeId e : graph.out_edges(previous))
-        if (graph.target(e) == v) dependent = true;
     r.aux = o.psum_group;
-    r.duration_ps = cost::op_duration(o, hw, dependent);
+    r.duration_ps = cost::op_duration(o, hw);
+    // One latency per engine (its clock and pipeline); ops without one (given times, descriptor generation)
+    // say so per op.
+    const Picoseconds latency = cost::op_latency_ps(o, hw);
+    if (latency > 0) {
+      run.has_latency[v] = 1;
+      run.queue_latency_ps[graph.queue_of(v)] = latency;
+    }
   }
 }
 

@@ -8,7 +8,7 @@
 #include "sim/core/hardware_config.hpp"
 #include "sim/core/schedule_graph.hpp"
 #include "sim/core/sim_result.hpp"
-#include "sim/kernel/run_graph.hpp"
+#include "sim/run/run_graph.hpp"
 
 namespace stasim {
 

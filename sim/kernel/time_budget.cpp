@@ -46,12 +46,12 @@ void check_time_budget(const ScheduleGraph& graph, const HardwareConfig& hw, con
     double ps;
     if (op.engine == Engine::dma && op.duration_ps < 0) {
       // In double: a hostile shape can take more descriptors than int64 picoseconds can time.
-      const double descriptor_ps = static_cast<double>(descriptor_count(op)) * hw.dma.descriptor_ns * 1000.0 /
-                                   cost::dma_engines_used(op, hw);
-      ps = static_cast<double>(dma_fixed_ps(op, hw)) +
+      const double descriptor_ps = static_cast<double>(descriptor_count(op)) * hw.dma.descriptor_ns * 1000.0;
+      ps = static_cast<double>(dma_issue_ps(op, hw)) + hw.dma.completion_ns * 1000.0 +
            std::max(static_cast<double>(op.bytes) / slowest.bytes_per_ns * 1000.0, descriptor_ps);
     } else {
-      ps = cost::op_duration_exact_ps(op, hw, true);
+      ps = cost::op_duration_exact_ps(op, hw) + static_cast<double>(cost::op_latency_ps(op, hw));
+      if (op.engine == Engine::scalar) ps += static_cast<double>(cost::table_load_ps(hw));
       // A throttled tensor engine runs at no less than its start fraction (engines/tensor_throttle.hpp).
       if (op.engine == Engine::tensor && hw.tensor.throttle_start_fraction < 1)
         ps /= std::max(hw.tensor.throttle_start_fraction, 1e-3);

@@ -1,7 +1,7 @@
 #include "sim/reports/trace_writer.hpp"
 
 #include "sim/core/dma_descriptors.hpp"
-#include "sim/kernel/buffer_lifetimes.hpp"
+#include "sim/run/buffer_lifetimes.hpp"
 #include "sim/reports/op_facts.hpp"
 
 #include <algorithm>
@@ -20,11 +20,11 @@ using nlohmann::json;
 // Trace-event timestamps are microseconds; picoseconds / 1e6 keeps every simulated picosecond.
 double ts_us(Picoseconds ps) { return static_cast<double>(ps) / 1e6; }
 
-// When a transfer's bytes start to move: after its issue cost (sim/core/dma_descriptors.hpp), or at its end when
+// When a transfer's bytes start to move: after its issue on its queue (sim/core/dma_descriptors.hpp), or at its end when
 // it has an explicit duration (which occupies the queue and no bandwidth).
 Picoseconds dma_issue_end_ps(const Op& op, const HardwareConfig& hw, const OpTiming& t) {
   if (op.duration_ps >= 0) return t.end_ps;
-  return std::min(t.start_ps + dma_fixed_ps(op, hw), t.end_ps);
+  return std::min(t.start_ps + dma_issue_ps(op, hw), t.end_ps);
 }
 
 json metadata(const char* what, int pid, int tid, const std::string& name) {

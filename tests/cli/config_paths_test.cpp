@@ -63,10 +63,10 @@ TEST(ConfigPaths, AnUnknownShippedNameListsTheShippedOnes) {
 
 TEST(ConfigPaths, AnOverlayAnywhereReachesItsShippedBaseByName) {
   const fs::path overlay = scratch("anywhere") / "slow_dma.yaml";
-  write(overlay, "base: trn3\nname: trn3-slow-dma\ncore:\n  dma:\n    fixed_ns: 2000\n");
+  write(overlay, "base: trn3\nname: trn3-slow-dma\ncore:\n  dma:\n    issue_ns: 2000\n");
   HardwareConfig hw = load_hardware_config(overlay.string());
   EXPECT_EQ(hw.name, "trn3-slow-dma");
-  EXPECT_DOUBLE_EQ(hw.dma.fixed_ns, 2000);
+  EXPECT_DOUBLE_EQ(hw.dma.issue_ns, 2000);
   EXPECT_DOUBLE_EQ(hw.dma.bytes_per_ns_per_engine, 33);  // trn3's
   EXPECT_DOUBLE_EQ(hw.tensor.clock_ghz, 2.4);
   // Without the shipped-name lookup (the core loader alone) the name is only looked for beside the overlay.

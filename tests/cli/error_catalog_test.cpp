@@ -55,12 +55,12 @@ const char* const kValidate = "validate --quiet --reference {file}";
 std::vector<Case> catalog() {
   return {
       // ---- hardware config: an overlay of trn3 (base:), or a whole file
-      {"hw_yaml_syntax", "base: {trn3}\ncore:\n  dma: {fixed_ns: 400\n", kHw,
+      {"hw_yaml_syntax", "base: {trn3}\ncore:\n  dma: {issue_ns: 400\n", kHw,
        {"{file}:4:1: malformed YAML"}},
-      {"hw_unknown_key", "base: {trn3}\ncore:\n  dma:\n    fixd_ns: 400\n", kHw,
-       {"{file}:4:5: core.dma.fixd_ns: not a key of the base config (did you mean 'core.dma.fixed_ns'?)"}},
-      {"hw_wrong_type", "base: {trn3}\ncore:\n  dma:\n    fixed_ns: fast\n", kHw,
-       {"{file}:4:5: core.dma.fixed_ns: expected a number, got 'fast'"}},
+      {"hw_unknown_key", "base: {trn3}\ncore:\n  dma:\n    isue_ns: 400\n", kHw,
+       {"{file}:4:5: core.dma.isue_ns: not a key of the base config (did you mean 'core.dma.issue_ns'?)"}},
+      {"hw_wrong_type", "base: {trn3}\ncore:\n  dma:\n    issue_ns: fast\n", kHw,
+       {"{file}:4:5: core.dma.issue_ns: expected a number, got 'fast'"}},
       {"hw_out_of_range", "base: {trn3}\ncore:\n  psum:\n    banks: 0\n", kHw,
        {"{file}:4:5: core.psum.banks: must be between 1 and 64"}},
       {"hw_negative", "base: {trn3}\ncollective:\n  alpha_ns: -3\n", kHw,
@@ -75,8 +75,8 @@ std::vector<Case> catalog() {
        {"{file}:2:1: lnc: must be between 1 and device.cores"}},
       {"hw_reserved_beyond_sbuf", "base: {trn3}\ncore:\n  sbuf:\n    reserved_bytes_per_partition: 1000000\n", kHw,
        {"{file}:4:5: core.sbuf.reserved_bytes_per_partition: must be smaller than bytes_per_partition"}},
-      {"hw_duplicate_key", "base: {trn3}\ncore:\n  dma:\n    fixed_ns: 400\n    fixed_ns: 500\n", kHw,
-       {"{file}:5:5: core.dma.fixed_ns: duplicate key (first at line 4)"}},
+      {"hw_duplicate_key", "base: {trn3}\ncore:\n  dma:\n    issue_ns: 400\n    issue_ns: 500\n", kHw,
+       {"{file}:5:5: core.dma.issue_ns: duplicate key (first at line 4)"}},
       // The DMA efficiency knee was replaced by the time per descriptor: an old config that still sets it is told so.
       {"hw_removed_knee", "base: {trn3}\ncore:\n  dma:\n    knee_bytes_per_partition: 2048\n", kHw,
        {"{file}:4:5: core.dma.knee_bytes_per_partition: not a key of the base config"}},
@@ -98,11 +98,11 @@ std::vector<Case> catalog() {
       {"hw_missing_file", "", "schedule --quiet --hw /nonexistent-dir/hw.yaml", {"/nonexistent-dir/hw.yaml: cannot open the file"}},
 
       // ---- --set overrides
-      {"set_unknown_key", "", "schedule --quiet --set core.dma.fixd_ns=3",
-       {"--set core.dma.fixd_ns=3", "has no key 'core.dma.fixd_ns' (did you mean 'core.dma.fixed_ns'?)"}},
+      {"set_unknown_key", "", "schedule --quiet --set core.dma.isue_ns=3",
+       {"--set core.dma.isue_ns=3", "has no key 'core.dma.isue_ns' (did you mean 'core.dma.issue_ns'?)"}},
       {"set_wrong_type", "", "schedule --quiet --set core.psum.banks=many",
        {"(from --set): core.psum.banks: expected a non-negative integer, got 'many'"}},
-      {"set_no_value", "", "schedule --quiet --set core.dma.fixed_ns", {"--set core.dma.fixed_ns: expected key.path=value"}},
+      {"set_no_value", "", "schedule --quiet --set core.dma.issue_ns", {"--set core.dma.issue_ns: expected key.path=value"}},
       {"set_duplicate_key", "", "schedule --quiet --set 'collective={alpha_ns: 1, alpha_ns: 2}'",
        {"trn3.yaml (from --set): collective.alpha_ns: duplicate key"}},
       {"set_not_a_section", "", "schedule --quiet --set name.x=3", {"--set name.x=3: 'name' is not a section"}},

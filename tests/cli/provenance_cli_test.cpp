@@ -52,7 +52,7 @@ TEST(Provenance, VersionPrintsTheVersionGitDescribeAndTheConfigsFolder) {
 
 TEST(Provenance, RunJsonRecordsCommandLineOptionsSetsAndConfigHashes) {
   const std::string json = tmp("run.json"), dump = tmp("run_dump.yaml");
-  const std::string args = "run --layers 1 --quiet --no-reuse --routing-seed 7 --set core.dma.fixed_ns=900 "
+  const std::string args = "run --layers 1 --quiet --no-reuse --routing-seed 7 --set core.dma.issue_ns=900 "
                            "--set model.deployment.context=2048 --json " + json + " --dump-config " + dump;
   Output o = run(args);
   ASSERT_EQ(o.code, 0) << o.text;
@@ -76,7 +76,7 @@ TEST(Provenance, RunJsonRecordsCommandLineOptionsSetsAndConfigHashes) {
   EXPECT_EQ(opt["down-schedule"], "auto");
   EXPECT_EQ(opt["hw"], "trn3-calibrated");
   EXPECT_EQ(opt["routes"], "");
-  EXPECT_EQ(p["sets"], nlohmann::json({"core.dma.fixed_ns=900", "model.deployment.context=2048"}));
+  EXPECT_EQ(p["sets"], nlohmann::json({"core.dma.issue_ns=900", "model.deployment.context=2048"}));
   EXPECT_EQ(p["configs"]["hardware"]["name"], "trn3-calibrated");
   EXPECT_EQ(p["configs"]["model"]["name"], "qwen3-30b-a3b");
   ASSERT_TRUE(is_sha256(p["configs"]["hardware"]["sha256"])) << p.dump(2);
@@ -90,7 +90,7 @@ TEST(Provenance, RunJsonRecordsCommandLineOptionsSetsAndConfigHashes) {
   EXPECT_THAT(dump_text.str(), testing::Not(HasSubstr("!stasim")));  // --set values appear as plain values
   const YAML::Node dumped = YAML::Load(dump_text.str());
   EXPECT_EQ(dumped["hardware"]["name"].as<std::string>(), "trn3-calibrated");
-  EXPECT_EQ(dumped["hardware"]["core"]["dma"]["fixed_ns"].as<double>(), 900);
+  EXPECT_EQ(dumped["hardware"]["core"]["dma"]["issue_ns"].as<double>(), 900);
   EXPECT_EQ(dumped["hardware"]["core"]["dma"]["bytes_per_ns_per_engine"].as<double>(), 33);  // from the base
   EXPECT_FALSE(dumped["hardware"]["base"]);
   EXPECT_EQ(dumped["model"]["deployment"]["context"].as<int>(), 2048);
@@ -123,8 +123,8 @@ TEST(Provenance, TheHardwareHashFollowsTheResolvedValuesNotTheFile) {
   const std::string plain = hardware_hash("", "h0.json");
   // The same value set explicitly is the same config; a different value is another. trn3-calibrated keeps the
   // documented DMA issue cost of its base trn3.yaml, 1300 ns (it is not fitted).
-  EXPECT_EQ(hardware_hash(" --set core.dma.fixed_ns=1300", "h1.json"), plain);
-  EXPECT_NE(hardware_hash(" --set core.dma.fixed_ns=1301", "h2.json"), plain);
+  EXPECT_EQ(hardware_hash(" --set core.dma.issue_ns=1300", "h1.json"), plain);
+  EXPECT_NE(hardware_hash(" --set core.dma.issue_ns=1301", "h2.json"), plain);
 }
 
 TEST(Provenance, CompareTraceOpsAndScheduleCarryIt) {
@@ -159,11 +159,11 @@ TEST(Provenance, SweepAndMergeWriteAMetaFileBesideTheirOutput) {
   const std::string out = tmp("sweep.csv"), merged = tmp("merged.csv");
   std::filesystem::remove(out);
   Output o = run("sweep --models qwen3-30b-a3b,olmoe-1b-7b --dataflows dense --layers 1 --jobs 1 "
-                 "--vary core.dma.fixed_ns=400,900 --out " + out);
+                 "--vary core.dma.issue_ns=400,900 --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   const nlohmann::json p = read_json(out + ".meta.json")["provenance"];
   EXPECT_EQ(p["command"], "sweep");
-  EXPECT_EQ(p["options"]["vary"], nlohmann::json({"core.dma.fixed_ns=400,900"}));
+  EXPECT_EQ(p["options"]["vary"], nlohmann::json({"core.dma.issue_ns=400,900"}));
   EXPECT_EQ(p["configs"]["hardware"]["name"], "trn3-calibrated");
   ASSERT_TRUE(p["configs"]["models"].contains("qwen3-30b-a3b")) << p.dump(2);
   EXPECT_TRUE(is_sha256(p["configs"]["models"]["olmoe-1b-7b"]["sha256"]));

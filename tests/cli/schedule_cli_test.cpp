@@ -65,7 +65,7 @@ TEST(ScheduleCli, JsonHoldsTheDocumentedFields) {
 
 TEST(ScheduleCli, SetOverridesAHardwareKey) {
   std::string out = testing::TempDir() + "fast.json";
-  Output o = run("schedule --quiet --set core.dma.fixed_ns=300 --json " + out);
+  Output o = run("schedule --quiet --set core.dma.issue_ns=300 --json " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
   // Two transfers on the critical path each lose 1000 ns of fixed cost: 4665.638 - 2000.
@@ -73,9 +73,9 @@ TEST(ScheduleCli, SetOverridesAHardwareKey) {
 }
 
 TEST(ScheduleCli, BadInputExitsTwoWithFileLineAndKey) {
-  Output o = run("schedule --set core.dma.fixd_ns=3");
+  Output o = run("schedule --set core.dma.isue_ns=3");
   EXPECT_EQ(o.code, 2);
-  EXPECT_THAT(o.text, HasSubstr("did you mean 'core.dma.fixed_ns'?"));
+  EXPECT_THAT(o.text, HasSubstr("did you mean 'core.dma.issue_ns'?"));
 
   std::string bad = temp_file("bad.yaml", "ops:\n  - {name: a, engine: vector, duration_ns: 5, deps: [b]}\n");
   o = run("schedule --schedule " + bad);

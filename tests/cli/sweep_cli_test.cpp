@@ -144,12 +144,12 @@ TEST(SweepCli, BadRangesKeysAndShardsAreBadInput) {
 
 TEST(SweepCli, VaryAddsAPointPerValue) {
   std::string out = tmp("vary.csv");
-  Output o = run("sweep --layers 1 --dataflows dense --vary core.dma.fixed_ns=650,1300 --force --out " + out);
+  Output o = run("sweep --layers 1 --dataflows dense --vary core.dma.issue_ns=650,1300 --force --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   std::vector<nlohmann::json> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0]["vary"], "core.dma.fixed_ns=650");
-  EXPECT_EQ(rows[1]["vary"], "core.dma.fixed_ns=1300");
+  EXPECT_EQ(rows[0]["vary"], "core.dma.issue_ns=650");
+  EXPECT_EQ(rows[1]["vary"], "core.dma.issue_ns=1300");
   EXPECT_LT(rows[0]["tpot_us"].get<double>(), rows[1]["tpot_us"].get<double>());  // cheaper transfers
 }
 

@@ -57,12 +57,12 @@ TEST(SweepGrid, VaryMultipliesEveryCombination) {
   SweepSpec spec;
   spec.d = {4, 8};
   spec.vary.push_back(parse_vary("core.dma.engines=8,16"));
-  spec.vary.push_back(parse_vary("core.dma.fixed_ns=650,1300,2600"));
+  spec.vary.push_back(parse_vary("core.dma.issue_ns=650,1300,2600"));
   std::vector<SweepPoint> points = expand(spec, dense_only);
   // 2 x 3 vary combinations, each with 1 dense + 2 cardan points: 6 x 3 = 18.
   ASSERT_EQ(points.size(), 18u);
-  EXPECT_EQ(points[0].vary_text(), "core.dma.engines=8;core.dma.fixed_ns=650");
-  EXPECT_EQ(points[3].vary_text(), "core.dma.engines=8;core.dma.fixed_ns=1300");
+  EXPECT_EQ(points[0].vary_text(), "core.dma.engines=8;core.dma.issue_ns=650");
+  EXPECT_EQ(points[3].vary_text(), "core.dma.engines=8;core.dma.issue_ns=1300");
   EXPECT_EQ(points[0].group(), points[1].group());   // dense and cardan of one combination compare
   EXPECT_NE(points[0].group(), points[3].group());
 }
@@ -91,18 +91,18 @@ TEST(SweepGrid, ADataflowRunsOncePerParameterItReads) {
   EXPECT_THAT(points[21].key(), testing::EndsWith("|dataflow=w4a8|drk=-"));
   // The point's request carries the base's options and its own inputs.
   spec.base.tp = 2;
-  spec.base.sets = {"core.dma.fixed_ns=900"};
+  spec.base.sets = {"core.dma.issue_ns=900"};
   spec.vary.push_back(parse_vary("option.reuse=false,true"));
-  spec.vary.push_back(parse_vary("core.dma.fixed_ns=650"));
+  spec.vary.push_back(parse_vary("core.dma.issue_ns=650"));
   points = expand(spec, registry);
   ASSERT_EQ(points.size(), 44u);  // 22 x 2 reuse values
-  EXPECT_EQ(points[0].vary_text(), "option.reuse=0;core.dma.fixed_ns=650");
+  EXPECT_EQ(points[0].vary_text(), "option.reuse=0;core.dma.issue_ns=650");
   RunRequest req = points[9].request();
   EXPECT_EQ(req.dataflow, "cardan");
   EXPECT_EQ(req.tp, 2);
   EXPECT_TRUE(req.no_reuse);
   // The base's --set first, the axis after it: the axis's value wins for its key.
-  EXPECT_EQ(req.sets, (std::vector<std::string>{"core.dma.fixed_ns=900", "core.dma.fixed_ns=650"}));
+  EXPECT_EQ(req.sets, (std::vector<std::string>{"core.dma.issue_ns=900", "core.dma.issue_ns=650"}));
   EXPECT_FALSE(points[22].request().no_reuse);
 }
 

@@ -42,24 +42,24 @@ TEST(SweepOptionsCli, ASweepFileHoldsTheRequestOptionsTooAndTheCommandLineGoesOn
   // The same request from a sweep YAML as from the command line: tp, context, set, routing_seed and a switch.
   const std::string yaml = tmp("request.yaml");
   std::ofstream(yaml) << "dataflows: [dense, cardan]\nd: 8\nr: 384\nbatch: 4\nlayers: 1\ntp: 2\ncontext: 512\n"
-                         "set: [core.dma.fixed_ns=900]\nrouting_seed: 7\nreuse: false\n";
+                         "set: [core.dma.issue_ns=900]\nrouting_seed: 7\nreuse: false\n";
   const std::string out = tmp("from_yaml.csv");
   stasim::test::Output o = run_stasim("sweep --config " + yaml + " --force --out " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   std::vector<stasim::SweepRow> rows = stasim::read_sweep_rows(out);
   ASSERT_EQ(rows.size(), 2u);
-  const std::string same = "--batch 4 --tp 2 --context 512 --set core.dma.fixed_ns=900 --routing-seed 7 --no-reuse";
+  const std::string same = "--batch 4 --tp 2 --context 512 --set core.dma.issue_ns=900 --routing-seed 7 --no-reuse";
   EXPECT_EQ(rows[0]["tpot_us"].get<double>(), run_tpot("--dataflow dense " + same));
   EXPECT_EQ(rows[1]["tpot_us"].get<double>(), run_tpot("--dataflow cardan " + same));
   // The command line on top: its --set after the file's (the later value of a key wins) and its --tp.
   const std::string over = tmp("over.csv");
-  o = run_stasim("sweep --config " + yaml + " --dataflows dense --tp 4 --set core.dma.fixed_ns=1100 --force --out " + over);
+  o = run_stasim("sweep --config " + yaml + " --dataflows dense --tp 4 --set core.dma.issue_ns=1100 --force --out " + over);
   ASSERT_EQ(o.code, 0) << o.text;
   rows = stasim::read_sweep_rows(over);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]["tpot_us"].get<double>(),
-            run_tpot("--dataflow dense --batch 4 --tp 4 --context 512 --set core.dma.fixed_ns=900 "
-                     "--set core.dma.fixed_ns=1100 --routing-seed 7 --no-reuse"));
+            run_tpot("--dataflow dense --batch 4 --tp 4 --context 512 --set core.dma.issue_ns=900 "
+                     "--set core.dma.issue_ns=1100 --routing-seed 7 --no-reuse"));
   // A switch that is not a boolean is bad input naming the file, line and key.
   const std::string bad = tmp("bad_switch.yaml");
   std::ofstream(bad) << "dataflows: [cardan]\nlayers: 1\nreuse: maybe\n";
@@ -70,7 +70,7 @@ TEST(SweepOptionsCli, ASweepFileHoldsTheRequestOptionsTooAndTheCommandLineGoesOn
 
 TEST(SweepOptionsCli, RequestOptionsMeanWhatTheyMeanInRun) {
   // Each row of the sweep is the run with the same options, to the nanosecond.
-  const std::string shared = "--tp 2 --context 512 --set core.dma.fixed_ns=900";
+  const std::string shared = "--tp 2 --context 512 --set core.dma.issue_ns=900";
   const std::string out = tmp("shared.csv");
   stasim::test::Output o = run_stasim("sweep --layers 1 --dataflows dense,cardan --d 8 --r 384 --batch 4 --routing-seed 7 " +
                                       shared + " --force --out " + out);
@@ -87,7 +87,7 @@ TEST(SweepOptionsCli, RequestOptionsMeanWhatTheyMeanInRun) {
   EXPECT_EQ(meta["grid"]["setup"]["request"]["tp"], 2);
   EXPECT_EQ(meta["grid"]["setup"]["request"]["context"], 512);
   EXPECT_EQ(meta["grid"]["setup"]["request"]["routing_seed"], 7);
-  EXPECT_EQ(meta["grid"]["setup"]["request"]["set"], nlohmann::json::array({"core.dma.fixed_ns=900"}));
+  EXPECT_EQ(meta["grid"]["setup"]["request"]["set"], nlohmann::json::array({"core.dma.issue_ns=900"}));
   EXPECT_EQ(meta["provenance"]["options"]["tp"], "2");
 
   // --routes: two tokens of Qwen3's top-8 from a CSV file, as run reads it; a batch of 2 matches its rows.

@@ -76,11 +76,11 @@ TEST(FuzzMutators, ModelConfig) { mutate_and_run("models", model_config); }
 TEST(FuzzMutators, Schedule) { mutate_and_run("schedules", schedule); }
 TEST(FuzzMutators, SetOverride) {
   for (std::uint32_t seed = 0; seed < 200; ++seed)
-    EXPECT_NO_THROW(set_override(mutate_set_line("core.dma.fixed_ns=900\nmoe.top_k=4\n", seed))) << seed;
+    EXPECT_NO_THROW(set_override(mutate_set_line("core.dma.issue_ns=900\nmoe.top_k=4\n", seed))) << seed;
 }
 
 TEST(FuzzMutators, ProduceTheIntendedShapes) {
-  const std::string text = "core:\n  dma:\n    fixed_ns: 900\n    engines: 16\nname: x\n";
+  const std::string text = "core:\n  dma:\n    issue_ns: 900\n    engines: 16\nname: x\n";
   // Seed 0..: at least one bomb (nested anchors) and one emptied section among a few seeds.
   bool bomb = false, emptied = false;
   for (std::uint32_t seed = 0; seed < 20; ++seed) {
@@ -90,7 +90,7 @@ TEST(FuzzMutators, ProduceTheIntendedShapes) {
   }
   EXPECT_TRUE(bomb);
   EXPECT_TRUE(emptied);
-  EXPECT_EQ(mutate_set_line("core.dma.fixed_ns=900\n", 1).find("core"), 0u);
+  EXPECT_EQ(mutate_set_line("core.dma.issue_ns=900\n", 1).find("core"), 0u);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// DMA timing through the SystemC kernel: fixed cost, max-min fair sharing of per-core DMA capacity and of the
-// HBM share, rate recomputation when transfers start and finish, time per descriptor, queue order, the link.
+// DMA timing through the SystemC kernel (docs/hardware-model.md DMA; memory/dma_queue_model.hpp): each queue's
+// issue stage (one dispatch at a time, overlapping the bytes of the transfers before it, at most queue_depth in
+// flight), the core's descriptor processing shared by its engines in trigger order, max-min fair sharing of the
+// per-core DMA capacity and of the HBM share with rates recomputed when transfers start and finish, the link.
 // trn3: per-core DMA = 16 engines x 33 B/ns = 528 B/ns; HBM share = 4700 B/ns x lnc 2 / 8 cores = 1175 B/ns;
-// fixed 1300 ns; semaphore 50 ns. Data phases round up to the picosecond.
+// issue 900 ns; 3.2 ns per descriptor; depth 2; semaphore 50 ns. Data phases round up to the picosecond.
 #include "schedule_fixture.hpp"
 
 namespace stasim::test {
@@ -15,11 +17,12 @@ ops:
 
 TEST(DmaSharing, TwoConcurrentLoadsOnOneCoreSplitItsDmaEngines) {
   auto run = simulate_yaml(kTwoLoadsSameCore, trn3());
-  // Core capacity 528 B/ns binds before HBM (1175): each gets 264 B/ns = 0.264 B/ps.
-  // 1048576 / 0.264 = 3971878.79 ps -> 3971879 ps; plus 1300000 ps fixed = 5271879 ps.
-  EXPECT_EQ(run->end("a"), 5271879);
-  EXPECT_EQ(run->end("b"), 5271879);
-  EXPECT_EQ(run->result.dma_active_ps, 5271879);
+  // Two queues issue at once (900 ns each). Their 128 descriptors each (8 KiB per partition) are done by
+  // 409.6 and 819.2 ns, before the bytes move. Core capacity 528 B/ns binds before HBM (1175): 264 B/ns each:
+  // 1048576 / 0.264 = 3971878.79 ps -> 3971879 ps after 900000 = 4871879 ps.
+  EXPECT_EQ(run->end("a"), 4871879);
+  EXPECT_EQ(run->end("b"), 4871879);
+  EXPECT_EQ(run->result.dma_active_ps, 4871879);
   EXPECT_EQ(run->result.hbm_read_bytes, 2u * 1048576u);
 }
 
@@ -29,9 +32,9 @@ ops:
   - {name: a, engine: dma, core: 0, bytes: 1048576}
   - {name: b, engine: dma, core: 1, bytes: 1048576}
 )", trn3());
-  // Each core's 528 B/ns; together 1056 < 1175 HBM. 1048576 / 0.528 = 1985939.39 -> 1985940 ps + 1300000.
-  EXPECT_EQ(run->end("a"), 3285940);
-  EXPECT_EQ(run->end("b"), 3285940);
+  // Each core's 528 B/ns; together 1056 < 1175 HBM. 1048576 / 0.528 = 1985939.39 -> 1985940 ps + 900000.
+  EXPECT_EQ(run->end("a"), 2885940);
+  EXPECT_EQ(run->end("b"), 2885940);
 }
 
 TEST(DmaSharing, HbmShareBindsWhenItIsSmaller) {
@@ -41,9 +44,9 @@ ops:
   - {name: a, engine: dma, core: 0, bytes: 1048576}
   - {name: b, engine: dma, core: 1, bytes: 1048576}
 )", trn3({"device.hbm.bandwidth_gbps=1600"}));
-  // 1048576 / 0.2 = 5242880 ps + 1300000 = 6542880 ps.
-  EXPECT_EQ(run->end("a"), 6542880);
-  EXPECT_EQ(run->end("b"), 6542880);
+  // 1048576 / 0.2 = 5242880 ps + 900000 = 6142880 ps.
+  EXPECT_EQ(run->end("a"), 6142880);
+  EXPECT_EQ(run->end("b"), 6142880);
 }
 
 TEST(DmaSharing, RatesAreRecomputedWhenATransferJoinsAndLeaves) {
@@ -53,39 +56,37 @@ ops:
   - {name: a, engine: dma, core: 0, bytes: 1048576}
   - {name: b, engine: dma, core: 1, bytes: 1048576, deps: [delay]}
 )", trn3({"device.hbm.bandwidth_gbps=1600"}));
-  // HBM share 400 B/ns. a moves alone from 1300 ns at min(528, 400) = 400 B/ns.
-  // b starts at 1000 + 50 (semaphore) = 1050 ns, moves from 2350 ns; then both get 200 B/ns.
-  // a by 2350: 1050 ns x 400 = 420000 B; left 628576 B / 0.2 B/ps = 3142880 ps -> a ends 5492880 ps.
+  // HBM share 400 B/ns. a moves alone from 900 ns at min(528, 400) = 400 B/ns.
+  // b starts at 1000 + 50 (semaphore) = 1050 ns, moves from 1950 ns; then both get 200 B/ns.
+  // a by 1950: 1050 ns x 400 = 420000 B; left 628576 B / 0.2 B/ps = 3142880 ps -> a ends 5092880 ps.
   EXPECT_EQ(run->start("b"), 1050000);
-  EXPECT_EQ(run->end("a"), 5492880);
-  // b moved 628576 B by then, 420000 B left alone at 400 B/ns = 1050000 ps -> 6542880 ps.
-  EXPECT_EQ(run->end("b"), 6542880);
+  EXPECT_EQ(run->end("a"), 5092880);
+  // b moved 628576 B by then, 420000 B left alone at 400 B/ns = 1050000 ps -> 6142880 ps.
+  EXPECT_EQ(run->end("b"), 6142880);
 }
 
-TEST(DmaSharing, SmallTransfersAreBoundByTheirDescriptors) {
+TEST(DmaSharing, ASmallTransferPaysItsIssueAndItsBytes) {
   auto run = simulate_yaml(R"(
 ops:
   - {name: small, engine: dma, bytes: 4096, partitions: 128}
 )", trn3());
-  // 32 B per partition: 128 descriptors x 62 ns / 16 engines = 496 ns, longer than 4096 / 0.528 = 7758 ps of
-  // bytes: 1300000 + 496000 = 1796000 ps.
-  EXPECT_EQ(run->end("small"), 1796000);
+  // 32 B per partition: 128 descriptors x 3.2 ns = 409.6 ns, done during the 900 ns issue; then
+  // 4096 / 0.528 = 7757.6 -> 7758 ps of bytes: 907758 ps.
+  EXPECT_EQ(run->end("small"), 907758);
   EXPECT_EQ(run->result.hbm_read_bytes, 4096u);
 }
 
-TEST(DmaSharing, ASmallTransferBesideALargeOneLeavesItItsBandwidth) {
+TEST(DmaSharing, ASmallTransferBesideALargeOneTakesItsShareThenLeavesTheRest) {
   auto run = simulate_yaml(R"(
 ops:
   - {name: large, engine: dma, queue: 0, bytes: 4194304}
   - {name: small, engine: dma, queue: 1, bytes: 4096}
 )", trn3());
-  // Both move from 1300 ns. small is held to its descriptors' pace, 4096 B over 496000 ps = 0.0082581 B/ps,
-  // and ends at 1796000 ps; large takes the rest of the core's 0.528 B/ps: 0.528 - 4096 / 496000.
-  EXPECT_EQ(run->end("small"), 1796000);
-  // By 1796000 large moved 0.528 x 496000 - 4096 = 257792 B; the other 3936512 B at 0.528 B/ps take
-  // 7455515.15 ps -> 7455516: 9251516 ps, i.e. exactly the small one's 4096 bytes (7758 ps) later than alone
-  // (1300000 + 4194304 / 0.528 = 9243758 ps).
-  EXPECT_EQ(run->end("large"), 9251516);
+  // Both move from 900 ns, 264 B/ns each: small ends after 4096 / 0.264 = 15515.2 -> 15516 ps.
+  EXPECT_EQ(run->end("small"), 915516);
+  // large moved 0.264 x 15516 = 4096.224 B by then; its other 4190207.776 B at 0.528 B/ps take 7935999.58 ->
+  // 7936000 ps: 8851516 ps, the small one's bytes at the core's rate (7758 ps) after large alone (8843758).
+  EXPECT_EQ(run->end("large"), 8851516);
 }
 
 TEST(DmaSharing, ShortRunsCostDescriptorsNotBandwidth) {
@@ -93,9 +94,24 @@ TEST(DmaSharing, ShortRunsCostDescriptorsNotBandwidth) {
 ops:
   - {name: slices, engine: dma, bytes: 1048576, contiguous_bytes: 192}
 )", trn3());
-  // 8192 B per partition in 192-byte runs: 43 descriptors each, 5504 x 62 ns / 16 = 21328 ns > 1986 ns of
-  // bytes: 1300000 + 21328000 = 22628000 ps.
-  EXPECT_EQ(run->end("slices"), 22628000);
+  // 8192 B per partition in 192-byte runs: 43 descriptors each, 5504 x 3.2 ns = 17612.8 ns from the trigger,
+  // longer than the 900 ns issue and the 1986 ns of bytes: the transfer ends with its last descriptor.
+  EXPECT_EQ(run->end("slices"), 17612800);
+}
+
+TEST(DmaSharing, DescriptorProcessingIsSharedByTheCoresQueuesInTriggerOrder) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: slices, engine: dma, queue: 0, bytes: 1048576, contiguous_bytes: 192}
+  - {name: small, engine: dma, queue: 1, bytes: 4096}
+  - {name: other_core, engine: dma, core: 1, bytes: 4096}
+)", trn3());
+  // slices was triggered first (queue 0): its 5504 descriptors take the core's processing until 17612.8 ns.
+  // small's 128 follow: 17612.8 + 409.6 = 18022.4 ns, although its issue and bytes were done by 907.8 ns.
+  EXPECT_EQ(run->end("slices"), 17612800);
+  EXPECT_EQ(run->end("small"), 18022400);
+  // Core 1 processes its own descriptors: 907758 ps as alone.
+  EXPECT_EQ(run->end("other_core"), 907758);
 }
 
 TEST(DmaSharing, FewPartitionsRunOnFewEngines) {
@@ -105,25 +121,69 @@ ops:
   - {name: hw, engine: dma, queue: 1, bytes: 1048576, dge: hwdge}
 )", trn3());
   // DMA's A[4, 4096] BF16: 4 partitions run on one engine, 33 B/ns: 32768 / 0.033 = 992969.7 -> 992970 ps
-  // (4 descriptors x 62 ns = 248 ns hide under it) + 1300000.
-  EXPECT_EQ(run->end("rows"), 2292970);
-  // Hardware DGE adds its 600 ns instruction to the issue: hw moves from 1900000 ps. rows keeps its one
-  // engine's 0.033 B/ps until 2292970, hw takes the other 0.495: 0.495 x 392970 = 194520.15 B; the remaining
-  // 854055.85 B at 0.528 B/ps take 1617530.02 -> 1617531 ps: 3910501.
-  EXPECT_EQ(run->end("hw"), 3910501);
+  // after the 900 ns issue.
+  EXPECT_EQ(run->end("rows"), 1892970);
+  // Hardware DGE adds its 600 ns instruction to the issue: hw moves from 1500000 ps. rows keeps its one
+  // engine's 0.033 B/ps until 1892970, hw takes the other 0.495: 0.495 x 392970 = 194520.15 B; the remaining
+  // 854055.85 B at 0.528 B/ps take 1617530.02 -> 1617531 ps: 3510501.
+  EXPECT_EQ(run->end("hw"), 3510501);
 }
 
-TEST(DmaSharing, OneQueueRunsInProgramOrder) {
-  auto run = simulate_yaml(R"(
+constexpr const char* kOneQueue = R"(
 ops:
   - {name: first, engine: dma, queue: 3, bytes: 1048576}
   - {name: second, engine: dma, queue: 3, bytes: 1048576}
-)", trn3());
-  // Each alone at 528 B/ns: 3285940 ps; the second starts when the first ends.
-  EXPECT_EQ(run->end("first"), 3285940);
-  EXPECT_EQ(run->start("second"), 3285940);
-  EXPECT_EQ(run->end("second"), 6571880);
+  - {name: third, engine: dma, queue: 3, bytes: 1048576}
+)";
+
+TEST(DmaSharing, AQueueIssuesTheNextTransferWhileTheOneBeforeMovesItsBytes) {
+  auto run = simulate_yaml(kOneQueue, trn3());
+  // Depth 2: second is dispatched when first's issue ends (900 ns) and moves from 1800 ns; first moved
+  // 900 ns x 528 = 475200 B alone, then both 264 B/ns: first's 573376 B left take 2171878.79 -> 2171879 ps.
+  EXPECT_EQ(run->start("second"), 900000);
   EXPECT_EQ(run->bound("second"), "queue:first");
+  EXPECT_EQ(run->end("first"), 3971879);
+  // third waits for a place: dispatched when first finishes, moving from 3971879 + 900000 = 4871879 ps, when
+  // second, alone since 3971879 at 528 B/ps, has just finished its last 475200 B (900000 ps): 4871879.
+  EXPECT_EQ(run->start("third"), 3971879);
+  EXPECT_EQ(run->bound("third"), "queue:first");
+  EXPECT_EQ(run->end("second"), 4871879);
+  // third alone: 1985940 ps of bytes.
+  EXPECT_EQ(run->end("third"), 6857819);
+}
+
+TEST(DmaSharing, DepthOneIssuesAfterTheTransferBeforeHasFinished) {
+  auto run = simulate_yaml(kOneQueue, trn3({"core.dma.queue_depth=1"}));
+  // Each alone: 900000 + 1985940 = 2885940 ps, one after another.
+  EXPECT_EQ(run->end("first"), 2885940);
+  EXPECT_EQ(run->start("second"), 2885940);
+  EXPECT_EQ(run->end("second"), 5771880);
+  EXPECT_EQ(run->end("third"), 8657820);
+}
+
+TEST(DmaSharing, ManyQueuesOfIdenticalTransfersKeepTheEnginesBusy) {
+  // 16 queues x 8 transfers of [128, 2 KiB]: 32 MiB at the core's 528 B/ns is 63550.1 ns of bytes. With the
+  // issues overlapping the bytes (depth 2) and the descriptors processed in trigger order, the queues do not
+  // re-enter their issue together: the run takes the first issue plus the bytes, within 2%.
+  std::string yaml = "ops:\n";
+  for (int t = 0; t < 8; ++t)
+    for (int q = 0; q < 16; ++q)
+      yaml += "  - {name: q" + std::to_string(q) + "_" + std::to_string(t) + ", engine: dma, queue: " +
+              std::to_string(q) + ", bytes: 262144}\n";
+  auto run = simulate_yaml(yaml, trn3());
+  const double ideal_ns = 900 + 33554432.0 / 528;  // 64450.1 ns
+  EXPECT_LT(static_cast<double>(run->result.total_ps) / 1000, ideal_ns * 1.02);
+  EXPECT_GE(static_cast<double>(run->result.total_ps) / 1000, ideal_ns);
+}
+
+TEST(DmaSharing, ConsumersSeeATransferAfterItsCompletionSemaphore) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: load, engine: dma, bytes: 4096}
+  - {name: use, engine: vector, kind: tensor_copy, free: 16, deps: [load], duration_ns: 10}
+)", trn3());
+  // load ends at 907758 ps (above); its consumer starts core.dma.completion_ns = 290 ns later.
+  EXPECT_EQ(run->start("use"), 907758 + 290000);
 }
 
 TEST(DmaSharing, CrossCoreTransferUsesTheLink) {
@@ -131,9 +191,9 @@ TEST(DmaSharing, CrossCoreTransferUsesTheLink) {
 ops:
   - {name: x, engine: dma, core: 0, bytes: 1048576, src: sbuf, dst: core1}
 )", trn3());
-  // fixed 1300 + link latency 500 twice (the core barrier's semaphore, then the data) = 2300 ns; rate
-  // min(528, link 100) = 100 B/ns: 1048576 / 0.1 = 10485760 ps -> 12785760 ps. No HBM bytes.
-  EXPECT_EQ(run->end("x"), 12785760);
+  // issue 900 + link latency 500 twice (the core barrier's semaphore, then the data) = 1900 ns; rate
+  // min(528, link 100) = 100 B/ns: 1048576 / 0.1 = 10485760 ps -> 12385760 ps. No HBM bytes.
+  EXPECT_EQ(run->end("x"), 12385760);
   EXPECT_EQ(run->result.hbm_read_bytes, 0u);
   EXPECT_EQ(run->result.hbm_write_bytes, 0u);
 }

@@ -186,7 +186,7 @@ ops:
 }
 
 TEST(EngineTiming, KernelMeasuredActivityEqualsTheMergedUnions) {
-  // The kernel measures each engine's active time as it runs (sim/kernel/activity_meter.hpp); summarizing the
+  // The kernel measures each engine's active time as it runs (sim/run/activity_meter.hpp); summarizing the
   // same timings without it merges each engine's queues by start time. Both must give the same lengths, on a
   // graph where 32 DMA queues on two cores overlap and every engine kind runs.
   HardwareConfig hw = trn3();

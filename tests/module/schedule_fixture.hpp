@@ -22,6 +22,17 @@ inline HardwareConfig trn3(const std::vector<std::string>& sets = {}) {
 // (the throttle has its own: tests/unit/engines/tensor_throttle_test.cpp, tests/module/tensor_throttle_test.cpp).
 inline HardwareConfig trn3_unthrottled() { return trn3({"core.engines.tensor.throttle_start_fraction=1"}); }
 
+// trn3 with every engine's pipeline latency and the DMA completion latency at 0 (plus `sets`), for tests that
+// isolate another mechanism with its own arithmetic: an op's result is then written when its interval ends. The
+// latencies have their own tests (tests/module/engine_timing_test.cpp, dma_sharing_test.cpp).
+inline HardwareConfig trn3_without_latency(std::vector<std::string> sets = {}) {
+  for (const char* key : {"core.engines.tensor.latency_cycles=0", "core.engines.vector.latency_cycles=0",
+                          "core.engines.scalar.latency_cycles=0", "core.engines.gpsimd.latency_cycles=0",
+                          "core.dma.completion_ns=0"})
+    sets.push_back(key);
+  return trn3(sets);
+}
+
 struct Run {
   LoadedSchedule schedule;
   SimResult result;

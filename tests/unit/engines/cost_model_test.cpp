@@ -87,18 +87,20 @@ TEST(CostModel, OpDurationConvertsWithTheEngineClockAndHonoursOverrides) {
   mm.k = 128;
   mm.m = 128;
   mm.n = 512;
-  EXPECT_EQ(op_duration(mm, hw, false), 226667);  // 544 cycles / 2.4 GHz = 226.6667 ns
+  EXPECT_EQ(op_duration(mm, hw), 226667);  // 544 cycles / 2.4 GHz = 226.6667 ns
+  EXPECT_EQ(op_latency_ps(mm, hw), 53333);  // its result 128 cycles (trn3 tensor.latency_cycles) later: 53.333 ns
   Op g;
   g.engine = Engine::gpsimd;
   g.kind = OpKind::gather;
   g.free = 512;
   // One ISA group of uint32 indices: 150 + 512 x 7 + 512 x 1 = 4246 cycles / 1.2 GHz = 3538.333 ns.
-  EXPECT_EQ(op_duration(g, hw, false), 3538333);
-  EXPECT_EQ(op_duration(g, hw, true), 3621667);   // (4246 + 100 static overhead) / 1.2 = 3621.667 ns
+  EXPECT_EQ(op_duration(g, hw), 3538333);
+  EXPECT_EQ(op_latency_ps(g, hw), 308333);   // 370 cycles (trn3 gpsimd.latency_cycles) / 1.2 GHz = 308.333 ns
   g.cycles = 600;
-  EXPECT_EQ(op_duration(g, hw, true), 500000);   // an explicit cycle count replaces the formula
+  EXPECT_EQ(op_duration(g, hw), 500000);   // an explicit cycle count replaces the formula
+  EXPECT_EQ(op_latency_ps(g, hw), 0);      // and is all of the op
   g.duration_ps = 7000;
-  EXPECT_EQ(op_duration(g, hw, true), 7000);
+  EXPECT_EQ(op_duration(g, hw), 7000);
 }
 
 TEST(CostModel, SendrecvOnGpSimdsDmaIsItsFixedCostTheLinkLatencyAndTheBytesOverTheLink) {
@@ -110,14 +112,14 @@ TEST(CostModel, SendrecvOnGpSimdsDmaIsItsFixedCostTheLinkLatencyAndTheBytesOverT
   x.dst = Location::peer;
   // trn3: gpsimd_dma_ns 500 + link latency 500 + 768 B / 100 B/ns = 1007.68 ns, in ns (no GpSimd cycles, no
   // static overhead: a DMA on GpSimd's own engine).
-  EXPECT_EQ(op_duration(x, hw, false), 1007680);
-  EXPECT_EQ(op_duration(x, hw, true), 1007680);
+  EXPECT_EQ(op_duration(x, hw), 1007680);
+  EXPECT_EQ(op_latency_ps(x, hw), 0);  // the transfer's time is all of it
   hw.dma.gpsimd_dma_ns = 200;
   hw.link.latency_ns = 1000;
-  EXPECT_EQ(op_duration(x, hw, false), 1207680);  // 200 + 1000 + 7.68
+  EXPECT_EQ(op_duration(x, hw), 1207680);  // 200 + 1000 + 7.68
   // An explicit cycle count (a schedule's `cycles:`) replaces the formula here as for every op: 600 / 1.2 GHz.
   x.cycles = 600;
-  EXPECT_EQ(op_duration(x, hw, false), 500000);
+  EXPECT_EQ(op_duration(x, hw), 500000);
 }
 
 }  // namespace

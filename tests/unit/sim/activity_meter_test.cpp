@@ -4,7 +4,7 @@
 // expected lengths are the same as the merge's there.
 #include <gtest/gtest.h>
 
-#include "sim/kernel/activity_meter.hpp"
+#include "sim/run/activity_meter.hpp"
 
 namespace stasim {
 namespace {

@@ -49,13 +49,13 @@ TEST(HardwareConfig, ShippedGenerationsLoadWithTheirDocumentedNumbers) {
 }
 
 TEST(HardwareConfig, OverridesApplyWithTheSameValidation) {
-  HardwareConfig hw = load_hardware(hw_path("trn3"), {"core.dma.fixed_ns=900", "core.semaphore_ns=75"});
-  EXPECT_DOUBLE_EQ(hw.dma.fixed_ns, 900);
+  HardwareConfig hw = load_hardware(hw_path("trn3"), {"core.dma.issue_ns=900", "core.semaphore_ns=75"});
+  EXPECT_DOUBLE_EQ(hw.dma.issue_ns, 900);
   EXPECT_DOUBLE_EQ(hw.semaphore_ns, 75);
-  std::string e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.fixed_ns=-5"}); });
-  EXPECT_THAT(e, HasSubstr("(from --set): core.dma.fixed_ns: must not be negative"));
-  e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.fixd_ns=900"}); });
-  EXPECT_THAT(e, HasSubstr("has no key 'core.dma.fixd_ns' (did you mean 'core.dma.fixed_ns'?)"));
+  std::string e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.issue_ns=-5"}); });
+  EXPECT_THAT(e, HasSubstr("(from --set): core.dma.issue_ns: must not be negative"));
+  e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.isue_ns=900"}); });
+  EXPECT_THAT(e, HasSubstr("has no key 'core.dma.isue_ns' (did you mean 'core.dma.issue_ns'?)"));
   e = error_of([] { load_hardware(hw_path("trn3"), {"core.dma.engines=many"}); });
   EXPECT_THAT(e, HasSubstr("core.dma.engines: expected a non-negative integer, got 'many'"));
   e = error_of([] { load_hardware(hw_path("trn3"), {"nonsense"}); });

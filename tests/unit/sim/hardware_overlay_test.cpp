@@ -62,7 +62,7 @@ TEST(HardwareOverlay, ChangesOnlyTheKeysItNames) {
                         "base: trn3.yaml\n"
                         "core:\n"
                         "  dma:\n"
-                        "    fixed_ns: 700\n"
+                        "    issue_ns: 700\n"
                         "  engines:\n"
                         "    gpsimd:\n"
                         "      start_cycles: 300\n"
@@ -70,7 +70,7 @@ TEST(HardwareOverlay, ChangesOnlyTheKeysItNames) {
                         "  alpha_ns: 4000\n");
   HardwareConfig hw = load_hardware(p);
   HardwareConfig base = load_hardware((scratch() / "trn3.yaml").string());
-  EXPECT_DOUBLE_EQ(hw.dma.fixed_ns, 700);
+  EXPECT_DOUBLE_EQ(hw.dma.issue_ns, 700);
   EXPECT_DOUBLE_EQ(hw.gpsimd.start_cycles, 300);
   EXPECT_DOUBLE_EQ(hw.collective.alpha_ns, 4000);
   // Everything else is the base's: its 33 B/ns per engine, its GpSimd per-index gather cost, its beta.
@@ -88,15 +88,15 @@ TEST(HardwareOverlay, OverridesApplyAfterTheMerge) {
 }
 
 TEST(HardwareOverlay, AKeyTheBaseLacksIsAnErrorWithSuggestion) {
-  std::string p = write("typo.yaml", "base: trn3.yaml\ncore:\n  dma:\n    fixd_ns: 700\n");
-  EXPECT_THAT(error_of(p), HasSubstr("typo.yaml:4:5: core.dma.fixd_ns: not a key of the base config (did you mean "
-                                     "'core.dma.fixed_ns'?)"));
+  std::string p = write("typo.yaml", "base: trn3.yaml\ncore:\n  dma:\n    isue_ns: 700\n");
+  EXPECT_THAT(error_of(p), HasSubstr("typo.yaml:4:5: core.dma.isue_ns: not a key of the base config (did you mean "
+                                     "'core.dma.issue_ns'?)"));
 }
 
 TEST(HardwareOverlay, BadValuesAreReportedAtTheOverlaysLine) {
-  std::string p = write("negative.yaml", "base: trn3.yaml\ncore:\n  dma:\n    fixed_ns: -3\n    engines: many\n");
+  std::string p = write("negative.yaml", "base: trn3.yaml\ncore:\n  dma:\n    issue_ns: -3\n    engines: many\n");
   std::string e = error_of(p);
-  EXPECT_THAT(e, HasSubstr("negative.yaml:4:5: core.dma.fixed_ns: must not be negative"));
+  EXPECT_THAT(e, HasSubstr("negative.yaml:4:5: core.dma.issue_ns: must not be negative"));
   EXPECT_THAT(e, HasSubstr("negative.yaml:5:5: core.dma.engines: expected a non-negative integer, got 'many'"));
 }
 

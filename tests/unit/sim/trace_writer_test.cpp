@@ -34,7 +34,7 @@ ops:
 struct Fixture {
   LoadedSchedule schedule = read_schedule(parse_yaml_text(kSchedule, "tiny.yaml"), "tiny.yaml");
   HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml",
-                                    {"core.dma.fixed_ns=1300"});
+                                    {"core.dma.issue_ns=1300"});
   SimResult result;
 
   Fixture() {
@@ -135,7 +135,7 @@ ops:
   - {name: load, engine: dma, bytes: 100000, src: hbm, dst: sbuf, dge: hwdge}
 )", "hwdge.yaml"), "hwdge.yaml");
   HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml",
-                                    {"core.dma.fixed_ns=1300", "core.dma.hwdge_ns=600"});
+                                    {"core.dma.issue_ns=1300", "core.dma.hwdge_ns=600"});
   SimResult r;
   r.ops = {{0, 2900000, kNoOp, BoundKind::start}};
   summarize_activity(s.graph, hw, r);
@@ -197,7 +197,7 @@ ops:
 
 TEST(TraceWriter, LayerRangeKeepsItsOpsAndTheCountersOverItsSpan) {
   LoadedSchedule schedule = read_schedule(parse_yaml_text(kLayers, "layers.yaml"), "layers.yaml");
-  HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.fixed_ns=1000"});
+  HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.issue_ns=1000"});
   SimResult r;
   // L0.load [0, 2 us) moving over [1, 2) us; L1.load [0.5, 3.5 us) moving over [1.5, 3.5) us.
   r.ops = {{0, 2000000, kNoOp, BoundKind::start},
@@ -244,7 +244,7 @@ TEST(TraceWriter, LayerRangeKeepsItsOpsAndTheCountersOverItsSpan) {
 
 TEST(TraceWriter, AWindowOpensWithTheValueReachedBeforeIt) {
   LoadedSchedule schedule = read_schedule(parse_yaml_text(kLayers, "layers.yaml"), "layers.yaml");
-  HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.fixed_ns=1000"});
+  HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml", {"core.dma.issue_ns=1000"});
   SimResult r;
   // Now L1 starts late: L1.load [2.5, 4.5) us, so L0's bank-0 group [2.1, 2.3] and L0.load are before the window
   // except that L0.load still moves bytes until 2 us < 2.5: the HBM counter opens at 2.5 with 0.

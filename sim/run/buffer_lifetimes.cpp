@@ -1,4 +1,4 @@
-#include "sim/kernel/buffer_lifetimes.hpp"
+#include "sim/run/buffer_lifetimes.hpp"
 
 #include <algorithm>
 #include <limits>

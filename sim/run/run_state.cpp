@@ -1,4 +1,4 @@
-#include "sim/kernel/run_state.hpp"
+#include "sim/run/run_state.hpp"
 
 namespace stasim {
 namespace {
@@ -13,6 +13,7 @@ void RunState::reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_
   hw_ = &hw;
   origin_ = origin;
   semaphore_ps_ = run.semaphore_ps;
+  completion_ps_ = run.completion_ps;
   std::size_t n = graph_->size();
   timing_.assign(n, OpTiming{});
   graph_->in_degrees(remaining_);  // the kernel has no other use for in-edge lists
@@ -23,7 +24,8 @@ void RunState::reset(const RunGraph& run, const HardwareConfig& hw, std::uint64_
   activity_.reset(hw.lnc);
 }
 
-OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
+OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait, OpId queue_op,
+                     Picoseconds queue_ready_ps) {
   const Queue& q = graph_->queues()[queue];
   const auto& ops = q.ops;
   activity_.started(q.core, q.engine, now_ps);
@@ -42,10 +44,10 @@ OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait) {
     t.bound = BoundKind::psum;
     t.bound_op = psum_wait;
   }
-  if (h > 0 && timing_[ops[h - 1]].end_ps > best) {
-    best = timing_[ops[h - 1]].end_ps;
+  if (queue_op != kNoOp && queue_ready_ps > best) {
+    best = queue_ready_ps;
     t.bound = BoundKind::queue;
-    t.bound_op = ops[h - 1];
+    t.bound_op = queue_op;
   }
   head_[queue] = h + 1;
   // The queue's next op is looked at when this one ends (its dependency count, readiness and cost; a transfer's
@@ -69,6 +71,9 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
   const RunDma* const dma = run_->dma.data();
   const ScheduleGraph& graph = *graph_;
   const Picoseconds semaphore_ps = semaphore_ps_;
+  // A DMA's consumers wait for its completion semaphore (core.dma.completion_ns); other producers' consumers on
+  // another engine or core wait for a semaphore hop.
+  const bool from_dma = run_->ops[op].engine == Engine::dma;
   timing[op].end_ps = now_ps;
   // The ops a little after this one in id order are the ones about to be touched first (builders, like the
   // random DAG, make an op's dependencies shortly before it): their records come from memory meanwhile. A hint
@@ -85,7 +90,7 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
     const RunOp& c = ops[t];
     // A transfer's own record is read when it begins, soon after its dependencies finish: fetch it meanwhile.
     if (c.engine == Engine::dma) __builtin_prefetch(&dma[c.aux]);
-    Picoseconds ready = now_ps + ((c.engine != o.engine || c.core != o.core) ? semaphore_ps : 0);
+    Picoseconds ready = now_ps + (from_dma ? completion_ps_ : (c.engine != o.engine || c.core != o.core) ? semaphore_ps : 0);
     OpTiming& r = timing[t];  // not started yet: start_ps and bound_op hold its readiness
     if (r.bound_op == kNoOp || ready > r.start_ps) {
       r.start_ps = ready;

@@ -1,5 +1,6 @@
 // RunState: the shared, kernel-free bookkeeping of one simulation. Engine and DMA modules call start()/finish();
-// finish() propagates completion to dependents (adding the semaphore latency across engines or cores) and wakes
+// finish() (at the time an op's result is written) propagates completion to dependents (adding the semaphore
+// latency across engines or cores, or a DMA's completion latency) and wakes
 // the queue whose head became ready. Modules stay thin shells; the readiness rules live here. One RunState
 // serves every run of a process's kernel: reset() starts the next run and keeps the memory of the last one.
 #pragma once
@@ -10,8 +11,8 @@
 #include "sim/core/hardware_config.hpp"
 #include "sim/core/schedule_graph.hpp"
 #include "sim/core/sim_result.hpp"
-#include "sim/kernel/activity_meter.hpp"
-#include "sim/kernel/run_graph.hpp"
+#include "sim/run/activity_meter.hpp"
+#include "sim/run/run_graph.hpp"
 
 namespace stasim {
 
@@ -57,9 +58,11 @@ class RunState {
   // The op's cost, computed before the run (RunGraph).
   Picoseconds duration_ps(OpId op) const { return run_->ops[op].duration_ps; }
 
-  // Records the start of the head of `queue` at `now_ps` and what bound it; `psum_wait` is the release op it
-  // waited for, if any. Returns the op.
-  OpId start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait);
+  // Records the start of the head of `queue` at `now_ps` and what bound it: `psum_wait` is the release op it
+  // waited for, if any; `queue_op` the op of its own queue that held the queue (engine) up until
+  // `queue_ready_ps` (its interval end; for a DMA queue the dispatch before, or the finish that freed a place),
+  // kNoOp when none did. Returns the op.
+  OpId start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait, OpId queue_op, Picoseconds queue_ready_ps);
   void finish(OpId op, Picoseconds now_ps);
   QueueListener* listener(std::uint32_t queue) const { return listeners_[queue]; }
 
@@ -76,6 +79,7 @@ class RunState {
   const HardwareConfig* hw_ = nullptr;
   std::uint64_t origin_ = 0;
   Picoseconds semaphore_ps_ = 0;
+  Picoseconds completion_ps_ = 0;
   // Until an op starts, its record holds its readiness: start_ps the time its latest finished dependency
   // allows (-1 before any), bound_op that dependency (kNoOp before any); start() then writes the real values.
   // This saves two per-op arrays (12 bytes per op) that would only be read before the start.

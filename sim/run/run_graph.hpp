@@ -15,7 +15,7 @@
 namespace stasim {
 
 struct RunOp {
-  Picoseconds duration_ps = 0;   // compute ops: the whole op; DMA: the fixed phase before bytes move
+  Picoseconds duration_ps = 0;   // compute ops: the interval (engine held); DMA: the issue before bytes move
   std::uint32_t aux = 0;         // tensor ops: PSUM group (kNoGroup: none); DMA: index into RunGraph::dma
   std::uint8_t core = 0;
   Engine engine = Engine::tensor;
@@ -29,7 +29,7 @@ static_assert(sizeof(RunOp) == 16, "RunOp is read on every start and finish: kee
 struct RunDma {
   double bytes = 0;                // 0: the issue phase is all of it
   double max_bytes_per_ps = 0;     // its DMA engines' rate
-  Picoseconds descriptor_ps = 0;   // its descriptors on its engines: the data phase takes at least this
+  Picoseconds descriptor_ps = 0;   // its descriptors on the core's descriptor processing (memory/dma_queue_model.hpp)
   bool uses_hbm = false;
   bool crosses_cores = false;
 };
@@ -39,8 +39,12 @@ struct RunGraph {
   const ScheduleGraph* graph = nullptr;
   std::vector<RunOp> ops;
   std::vector<RunDma> dma;
-  std::vector<OpId> last_in_queue;   // make_run_graph's working memory, kept with the rest
   Picoseconds semaphore_ps = 0;      // added to a dependency between two engines or two cores
+  Picoseconds completion_ps = 0;     // added to a dependency on a DMA transfer (its completion semaphore)
+  // The pipeline latency of each queue's engine (engines/cost_model.hpp op_latency_ps): from the end of an op's
+  // interval (duration_ps) to its result; per op, whether it has one (1 byte per op, read once when it ends).
+  std::vector<Picoseconds> queue_latency_ps;
+  std::vector<std::uint8_t> has_latency;
 };
 
 }  // namespace stasim
