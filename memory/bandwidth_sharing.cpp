@@ -22,9 +22,9 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
     const Flow& f = flows[0];
     double share = std::numeric_limits<double>::infinity();
     for (std::uint32_t i = 0; i < f.count; ++i) {
-      std::uint32_t users = 0;  // a resource listed twice counts as two users, as below
-      for (std::uint32_t j = 0; j < f.count; ++j) users += f.resources[j] == f.resources[i];
-      share = std::min(share, capacity[f.resources[i]] / users);
+      double weight = 0;  // a resource listed twice counts both weights, as below
+      for (std::uint32_t j = 0; j < f.count; ++j) weight += f.resources[j] == f.resources[i] ? f.weights[j] : 0.0;
+      share = std::min(share, capacity[f.resources[i]] / weight);
     }
     rate.resize(1);
     rate[0] = f.cap <= share ? f.cap : share;
@@ -38,6 +38,7 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
     scratch.left.resize(resources);
     scratch.fair.resize(resources);
     scratch.users.resize(resources);
+    scratch.weight.resize(resources);
   }
   if (scratch.open.size() < n) {
     scratch.open.resize(n);
@@ -46,26 +47,31 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
   double* left = scratch.left.data();
   double* fair = scratch.fair.data();
   std::uint32_t* users = scratch.users.data();
+  double* weight = scratch.weight.data();
   std::uint32_t* open = scratch.open.data();
   char* fixed = scratch.fixed.data();
   for (std::size_t r = 0; r < resources; ++r) {
     left[r] = capacity[r];
     users[r] = 0;
+    weight[r] = 0;
   }
   for (std::uint32_t f = 0; f < n; ++f) {
     open[f] = f;
     fixed[f] = 0;
-    for (std::uint32_t i = 0; i < flows[f].count; ++i) users[flows[f].resources[i]]++;
+    for (std::uint32_t i = 0; i < flows[f].count; ++i) {
+      users[flows[f].resources[i]]++;
+      weight[flows[f].resources[i]] += flows[f].weights[i];
+    }
   }
   // Each round fixes the rates of some flows (open[0 .. open_count) lists the others, in flow order); the
   // resources' counts of open flows and what is left of them follow, the rates taken out in flow order.
   std::size_t open_count = n;
   while (open_count > 0) {
-    // The bottleneck is the resource offering the smallest equal share to its open flows.
+    // The bottleneck is the resource offering the smallest equal rate to its open flows.
     double share = std::numeric_limits<double>::infinity();
     for (std::size_t r = 0; r < resources; ++r) {
       if (users[r] == 0) continue;
-      fair[r] = left[r] / users[r];
+      fair[r] = std::max(0.0, left[r]) / weight[r];
       share = std::min(share, fair[r]);
     }
     // Flows capped at or below the bottleneck's share take their cap; the rest is shared again without them.
@@ -93,7 +99,8 @@ void max_min_fair_share(const std::vector<double>& capacity, const std::vector<F
         continue;
       }
       for (std::uint32_t i = 0; i < flows[f].count; ++i) {
-        left[flows[f].resources[i]] -= rate[f];
+        left[flows[f].resources[i]] -= rate[f] * flows[f].weights[i];
+        weight[flows[f].resources[i]] -= flows[f].weights[i];
         users[flows[f].resources[i]]--;
       }
     }

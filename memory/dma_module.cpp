@@ -23,8 +23,11 @@ void DmaModule::bind(RunState& state) {
   state_ = &state;
   const HardwareConfig& hw = state.hw();
   const auto& queues = state.graph().queues();
-  queues_.reset(queues.size(), hw.lnc, hw.dma.queue_depth);
+  queues_.reset(queues.size(), hw.dma.queue_depth);
   considered_.assign(queues.size(), 0);
+  ring_busy_.assign(queues.size(), 0);
+  ring_next_.assign(queues.size(), 0);
+  ring_dispatched_.assign(queues.size(), 0);
   candidates_.clear();
   while (listeners_.size() < queues.size())
     listeners_.push_back(std::make_unique<QueueWake>(*this, static_cast<std::uint32_t>(listeners_.size())));
@@ -35,11 +38,13 @@ void DmaModule::bind(RunState& state) {
   }
   waiting_.clear();
   moving_.clear();
-  // Resources: 0..lnc-1 each core's DMA engines, lnc the HBM share of the simulated cores, lnc+1 the link.
+  // Resources: 0..lnc-1 each core's DMA engines, lnc the HBM share of the simulated cores, lnc+1 the link,
+  // lnc+2.. each core's descriptor processing (one picosecond of it per picosecond).
   capacity_.clear();
   for (std::uint32_t c = 0; c < hw.lnc; ++c) capacity_.push_back(hw.dma.bytes_per_ns() / 1000.0);
   capacity_.push_back(hw.hbm_bytes_per_ns_available() / 1000.0);
   capacity_.push_back(hw.link.bytes_per_ns / 1000.0);
+  for (std::uint32_t c = 0; c < hw.lnc; ++c) capacity_.push_back(1.0);
   last_update_ = 0;
   activations_ = 0;
 }
@@ -66,20 +71,13 @@ Picoseconds DmaModule::share_bandwidth(Picoseconds now) {
   Picoseconds first_finish = std::numeric_limits<Picoseconds>::max();
   if (moving_.empty()) return first_finish;  // the last transfer in flight finished: nothing to share
   flows_.clear();
-  for (const Transfer& t : moving_) {
-    Flow f = t.flow;
-    // Bytes cannot outrun the descriptors: until they are all processed, at most the rest over the time left.
-    f.cap = now < t.descriptors_end_ps ? std::min(t.max_rate, t.remaining_bytes / double(t.descriptors_end_ps - now))
-                                       : t.max_rate;
-    flows_.push_back(f);
-  }
+  for (const Transfer& t : moving_) flows_.push_back(t.flow);
   max_min_fair_share(capacity_, flows_, rates_, share_scratch_);
   for (std::size_t i = 0; i < moving_.size(); ++i) {
     Transfer& t = moving_[i];
     t.rate = rates_[i];
     // Finishing times are rounded up to the picosecond, so a transfer never ends before its bytes moved.
     t.finish_ps = now + (t.remaining_bytes > 0 ? static_cast<Picoseconds>(std::ceil(t.remaining_bytes / t.rate - 1e-6)) : 0);
-    t.finish_ps = std::max(t.finish_ps, t.descriptors_end_ps);
     first_finish = std::min(first_finish, t.finish_ps);
   }
   return first_finish;
@@ -89,13 +87,16 @@ DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds n
   const HardwareConfig& hw = state_->hw();
   const RunOp& o = state_->run().ops[op];
   const RunDma& d = state_->run().dma[o.aux];
-  const DmaQueueModel::Dispatch dispatch = queues_.dispatch(queue, o.core, op, now, o.duration_ps, d.descriptor_ps);
-  Transfer t{op, queue, dispatch.data_start_ps, d.bytes, 0.0, 0, Flow{}};
-  t.descriptors_end_ps = dispatch.descriptors_end_ps;
-  t.max_rate = d.max_bytes_per_ps;
+  Transfer t{op, queue, queues_.dispatch(queue, op, now, o.duration_ps), d.bytes, 0.0, 0, Flow{}};
+  t.ring_seq = ring_dispatched_[queue]++;
+  if (d.bytes == 0) t.data_start_ps += d.descriptor_ps;
+  t.flow.cap = d.max_bytes_per_ps;
   t.flow.use(o.core);
   if (d.uses_hbm) t.flow.use(hw.lnc);
   if (d.crosses_cores) t.flow.use(hw.lnc + 1);
+  // Each byte takes its share of the transfer's descriptor processing on its core (a transfer without bytes
+  // takes its descriptors' time alone, below).
+  if (d.bytes > 0 && d.descriptor_ps > 0) t.flow.use(hw.lnc + 2 + o.core, double(d.descriptor_ps) / double(d.bytes));
   return t;
 }
 
@@ -117,6 +118,7 @@ void DmaModule::step() {
     Transfer& t = moving_[i];
     if (dt > 0) t.remaining_bytes = std::max(0.0, t.remaining_bytes - t.rate * dt);
     if (t.finish_ps <= now) {
+      ring_busy_[t.queue] = 0;
       queues_.finished(t.queue, t.op, now);
       consider(t.queue);
       state_->finish(t.op, now);
@@ -131,15 +133,19 @@ void DmaModule::step() {
   // Transfers whose issue is over start moving bytes (or finish, when they have none); their queue's issue
   // stage is free for the next dispatch.
   for (std::size_t i = 0; i < waiting_.size();) {
-    if (waiting_[i].data_start_ps <= now) {
+    if (waiting_[i].data_start_ps <= now && !ring_free_for(waiting_[i])) {
+      ++i;  // its ring still moves an earlier transfer's bytes: that one's finish brings it back here
+    } else if (waiting_[i].data_start_ps <= now) {
       Transfer t = waiting_[i];
       waiting_[i] = waiting_.back();
       waiting_.pop_back();
       consider(t.queue);
-      if (t.remaining_bytes <= 0 && t.descriptors_end_ps <= now) {
+      ++ring_next_[t.queue];
+      if (t.remaining_bytes <= 0) {
         queues_.finished(t.queue, t.op, now);
         state_->finish(t.op, now);
       } else {
+        ring_busy_[t.queue] = 1;
         moving_.push_back(t);
         changed = true;
       }
@@ -169,12 +175,14 @@ void DmaModule::step() {
       }
       state_->start(q, now, kNoOp, queues_.holder(q), queue_ready);
       Transfer t = begin(op, q, now);
-      if (t.data_start_ps <= now) {
+      if (t.data_start_ps <= now && ring_free_for(t)) {
+        ring_busy_[q] = 1;
+        ++ring_next_[q];
         moving_.push_back(t);
         changed = true;
       } else {
         waiting_.push_back(t);
-        first_data_start = std::min(first_data_start, t.data_start_ps);
+        if (t.data_start_ps > now) first_data_start = std::min(first_data_start, t.data_start_ps);
         break;
       }
     }

@@ -1,9 +1,10 @@
 // DmaModule: every DMA queue of every simulated core, as one SystemC process, because transfers in flight
 // share bandwidth and so cannot be timed one by one. A queue dispatches its transfers in program order, one
 // issue at a time, with up to core.dma.queue_depth of them in flight (memory/dma_queue_model.hpp); a dispatched
-// transfer waits out its issue (memory/dma_cost.hpp), then moves its bytes at a max-min fair rate over its
-// core's DMA engines, the HBM share of the simulated cores and (across cores) the link, never faster than its
-// own engines and never finishing before the core's descriptor processing has done its descriptors; rates are
+// transfer waits out its issue (memory/dma_cost.hpp) and the bytes of the queue's earlier transfers (a queue is
+// a descriptor ring its DMA engines work through in order), then moves its bytes at a max-min fair rate over its
+// core's DMA engines, the HBM share of the simulated cores, (across cores) the link and its core's descriptor
+// processing (each byte takes its transfer's descriptor time per byte), never faster than its own engines; rates are
 // recomputed at every start and finish. The process sleeps until the next dispatch, issue end or finish. Only
 // the queues that were woken or freed since the last activation are looked at, and its working memory lasts
 // across runs.
@@ -39,8 +40,7 @@ class DmaModule {
     double rate = 0;              // bytes per ps while in the data phase
     Picoseconds finish_ps = 0;
     Flow flow;
-    Picoseconds descriptors_end_ps = 0;  // its descriptors are processed by then (no finish before)
-    double max_rate = 0;                 // bytes per ps its DMA engines can move
+    std::uint64_t ring_seq = 0;          // its place in its queue's dispatch order
   };
   class QueueWake : public QueueListener {
    public:
@@ -63,6 +63,10 @@ class DmaModule {
   sc_core::sc_event wake_;
   DmaQueueModel queues_;                         // issue stages, places in flight, descriptor processing
   std::vector<char> considered_;                 // per graph queue: listed in candidates_
+  std::vector<char> ring_busy_;                  // per graph queue: one of its transfers is moving bytes
+  std::vector<std::uint64_t> ring_next_;         // per graph queue: the dispatch number whose bytes go next
+  std::vector<std::uint64_t> ring_dispatched_;   // per graph queue: transfers dispatched so far
+  bool ring_free_for(const Transfer& t) const { return !ring_busy_[t.queue] && ring_next_[t.queue] == t.ring_seq; }
   std::vector<std::uint32_t> candidates_;        // queues that may start their head: woken, freed or waiting
   std::vector<std::uint32_t> still_waiting_;     // candidates whose head is ready later
   std::vector<std::unique_ptr<QueueWake>> listeners_;  // per graph queue, kept across runs

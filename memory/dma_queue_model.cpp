@@ -5,9 +5,8 @@
 
 namespace stasim {
 
-void DmaQueueModel::reset(std::size_t queues, std::uint32_t cores, std::uint32_t depth) {
+void DmaQueueModel::reset(std::size_t queues, std::uint32_t depth) {
   queues_.assign(queues, QueueState{});
-  descriptors_free_ps_.assign(cores, 0);
   depth_ = std::max<std::uint32_t>(depth, 1);
 }
 
@@ -23,20 +22,13 @@ OpId DmaQueueModel::holder(std::uint32_t q) const {
   return s.last_finished != kNoOp && s.last_finished_ps >= s.issue_free_ps ? s.last_finished : s.last_dispatched;
 }
 
-DmaQueueModel::Dispatch DmaQueueModel::dispatch(std::uint32_t q, std::uint8_t core, OpId op, Picoseconds now_ps,
-                                                Picoseconds issue_ps, Picoseconds descriptor_ps) {
+Picoseconds DmaQueueModel::dispatch(std::uint32_t q, OpId op, Picoseconds now_ps, Picoseconds issue_ps) {
   QueueState& s = queues_[q];
-  Dispatch d;
-  d.data_start_ps = now_ps + issue_ps;
-  s.issue_free_ps = d.data_start_ps;
+  s.issue_free_ps = now_ps + issue_ps;
   s.last_dispatched = op;
   s.last_finished = kNoOp;
   ++s.in_flight;
-  Picoseconds& free = descriptors_free_ps_[core];
-  const Picoseconds begin = std::max(now_ps, free);
-  free = begin + descriptor_ps;
-  d.descriptors_end_ps = free;
-  return d;
+  return s.issue_free_ps;
 }
 
 void DmaQueueModel::finished(std::uint32_t q, OpId op, Picoseconds now_ps) {

@@ -170,7 +170,7 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
   dma.within("bytes_per_ns_per_engine", hw.dma.bytes_per_ns_per_engine, kMinBytesPerNs, kMaxBytesPerNs);
   dma.within("issue_ns", hw.dma.issue_ns, 0, kMaxNs);
   dma.check(hw.dma.queue_depth >= 1 && hw.dma.queue_depth <= 64, "queue_depth", "must be between 1 and 64");
-  dma.within("descriptor_ns", hw.dma.descriptor_ns, 0, kMaxNs);
+  dma.within("descriptor_ns", hw.dma.descriptor_ns, kMinNs, kMaxNs);
   dma.within("completion_ns", hw.dma.completion_ns, 0, kMaxNs);
   dma.within("hwdge_ns", hw.dma.hwdge_ns, 0, kMaxNs);
   dma.within("hwdge_instances", hw.dma.hwdge_instances, 0, kMaxCount);

@@ -81,11 +81,11 @@ TEST(SweepClusterCli, ResumeRefusesAFileOfAnotherSetup) {
   const std::string out = dir + "/grid.csv";
   ASSERT_EQ(run_stasim("sweep --layers 1 --d 8 --r 0 --jobs 1 --out " + out).code, 0);
   // The same grid with another DMA cost would give other rows: the recorded setup differs.
-  Output o = run_stasim("sweep --layers 1 --d 8 --r 0 --jobs 1 --set core.dma.issue_ns=900 --resume --out " + out);
+  Output o = run_stasim("sweep --layers 1 --d 8 --r 0 --jobs 1 --set core.dma.issue_ns=1300 --resume --out " + out);
   EXPECT_EQ(o.code, 2) << o.text;
   EXPECT_THAT(o.text, HasSubstr(out + ": its rows come from a sweep with another setup"));
   EXPECT_THAT(o.text, HasSubstr("hardware: "));               // the resolved hardware's hash moved
-  EXPECT_THAT(o.text, HasSubstr("request.set: [] vs [\"core.dma.issue_ns=900\"] (file vs now)"));
+  EXPECT_THAT(o.text, HasSubstr("request.set: [] vs [\"core.dma.issue_ns=1300\"] (file vs now)"));
   o = run_stasim("sweep --layers 1 --d 8 --r 0 --jobs 1 --resume --out " + out);
   EXPECT_EQ(o.code, 0) << o.text;
   EXPECT_THAT(o.text, HasSubstr("2 points, 0 run now"));
