@@ -75,7 +75,7 @@ Picoseconds DmaModule::share_bandwidth(Picoseconds now) {
   max_min_fair_share(capacity_, flows_, rates_, share_scratch_);
   for (std::size_t i = 0; i < moving_.size(); ++i) {
     Transfer& t = moving_[i];
-    t.rate = rates_[i];
+    t.rate = rates_[i] * t.bytes_per_unit;
     // Finishing times are rounded up to the picosecond, so a transfer never ends before its bytes moved.
     t.finish_ps = now + (t.remaining_bytes > 0 ? static_cast<Picoseconds>(std::ceil(t.remaining_bytes / t.rate - 1e-6)) : 0);
     first_finish = std::min(first_finish, t.finish_ps);
@@ -90,13 +90,23 @@ DmaModule::Transfer DmaModule::begin(OpId op, std::uint32_t queue, Picoseconds n
   Transfer t{op, queue, queues_.dispatch(queue, op, now, o.duration_ps), d.bytes, 0.0, 0, Flow{}};
   t.ring_seq = ring_dispatched_[queue]++;
   if (d.bytes == 0) t.data_start_ps += d.descriptor_ps;
-  t.flow.cap = d.max_bytes_per_ps;
-  t.flow.use(o.core);
-  if (d.uses_hbm) t.flow.use(hw.lnc);
-  if (d.crosses_cores) t.flow.use(hw.lnc + 1);
-  // Each byte takes its share of the transfer's descriptor processing on its core (a transfer without bytes
-  // takes its descriptors' time alone, below).
-  if (d.bytes > 0 && d.descriptor_ps > 0) t.flow.use(hw.lnc + 2 + o.core, double(d.descriptor_ps) / double(d.bytes));
+  // The transfer's use of each resource per byte: a byte of bandwidth on its core's engines, of the HBM share
+  // and of the link, and its share of its descriptors' processing time on its core.
+  std::uint32_t used[4];
+  double per_byte[4];
+  std::uint32_t n = 0;
+  used[n] = o.core, per_byte[n++] = 1.0;
+  if (d.uses_hbm) used[n] = hw.lnc, per_byte[n++] = 1.0;
+  if (d.crosses_cores) used[n] = hw.lnc + 1, per_byte[n++] = 1.0;
+  if (d.bytes > 0 && d.descriptor_ps > 0) used[n] = hw.lnc + 2 + o.core, per_byte[n++] = double(d.descriptor_ps) / double(d.bytes);
+  // Shares are fair in each transfer's dominant resource (dominant resource fairness): its rate is counted in
+  // units of the share it takes of the resource it uses most, so a transfer bound by its descriptors and one
+  // bound by bandwidth each get an equal share of their own bottleneck rather than an equal byte rate.
+  double dominant = 0;
+  for (std::uint32_t i = 0; i < n; ++i) dominant = std::max(dominant, per_byte[i] / capacity_[used[i]]);
+  t.bytes_per_unit = 1.0 / dominant;
+  for (std::uint32_t i = 0; i < n; ++i) t.flow.use(used[i], per_byte[i] * t.bytes_per_unit);
+  t.flow.cap = d.max_bytes_per_ps / t.bytes_per_unit;
   return t;
 }
 

@@ -4,7 +4,8 @@
 // transfer waits out its issue (memory/dma_cost.hpp) and the bytes of the queue's earlier transfers (a queue is
 // a descriptor ring its DMA engines work through in order), then moves its bytes at a max-min fair rate over its
 // core's DMA engines, the HBM share of the simulated cores, (across cores) the link and its core's descriptor
-// processing (each byte takes its transfer's descriptor time per byte), never faster than its own engines; rates are
+// processing (each byte takes its transfer's descriptor time per byte), shared fairly in each transfer's dominant
+// resource, never faster than its own engines; rates are
 // recomputed at every start and finish. The process sleeps until the next dispatch, issue end or finish. Only
 // the queues that were woken or freed since the last activation are looked at, and its working memory lasts
 // across runs.
@@ -41,6 +42,7 @@ class DmaModule {
     Picoseconds finish_ps = 0;
     Flow flow;
     std::uint64_t ring_seq = 0;          // its place in its queue's dispatch order
+    double bytes_per_unit = 1;           // bytes per unit of its flow's rate (a unit: a share of its dominant resource)
   };
   class QueueWake : public QueueListener {
    public:
