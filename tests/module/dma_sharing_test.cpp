@@ -1,9 +1,10 @@
 // DMA timing through the SystemC kernel (docs/hardware-model.md DMA; memory/dma_queue_model.hpp): each queue's
 // issue stage (one dispatch at a time, overlapping the bytes of the transfers before it, at most queue_depth in
-// flight), the core's descriptor processing shared by its engines in trigger order, max-min fair sharing of the
-// per-core DMA capacity and of the HBM share with rates recomputed when transfers start and finish, the link.
+// flight), a queue's bytes in dispatch order (a descriptor ring), and fair sharing in each transfer's dominant
+// resource of the per-core DMA capacity, the core's descriptor processing (each byte takes its transfer's
+// descriptor time per byte) and the HBM share, with rates recomputed when transfers start and finish; the link.
 // trn3: per-core DMA = 16 engines x 33 B/ns = 528 B/ns; HBM share = 4700 B/ns x lnc 2 / 8 cores = 1175 B/ns;
-// issue 900 ns; 3.2 ns per descriptor; depth 2; semaphore 50 ns. Data phases round up to the picosecond.
+// issue 900 ns; 2.58 ns per descriptor; depth 2; semaphore 50 ns. Data phases round up to the picosecond.
 #include "schedule_fixture.hpp"
 
 namespace stasim::test {
@@ -17,8 +18,9 @@ ops:
 
 TEST(DmaSharing, TwoConcurrentLoadsOnOneCoreSplitItsDmaEngines) {
   auto run = simulate_yaml(kTwoLoadsSameCore, trn3());
-  // Two queues issue at once (900 ns each). Their 128 descriptors each (8 KiB per partition) are done by
-  // 409.6 and 819.2 ns, before the bytes move. Core capacity 528 B/ns binds before HBM (1175): 264 B/ns each:
+  // Two queues issue at once (900 ns each). Their 128 descriptors each (8 KiB per partition, 330.24 ns) take
+  // 0.315 ps per byte: at 264 B/ns each they use 17% of the descriptor processing. Core capacity 528 B/ns binds
+  // before HBM (1175): 264 B/ns each:
   // 1048576 / 0.264 = 3971878.79 ps -> 3971879 ps after 900000 = 4871879 ps.
   EXPECT_EQ(run->end("a"), 4871879);
   EXPECT_EQ(run->end("b"), 4871879);
@@ -65,14 +67,14 @@ ops:
   EXPECT_EQ(run->end("b"), 6142880);
 }
 
-TEST(DmaSharing, ASmallTransferPaysItsIssueAndItsBytes) {
+TEST(DmaSharing, ASmallTransferPaysItsIssueAndItsDescriptors) {
   auto run = simulate_yaml(R"(
 ops:
   - {name: small, engine: dma, bytes: 4096, partitions: 128}
 )", trn3());
-  // 32 B per partition: 128 descriptors x 3.2 ns = 409.6 ns, done during the 900 ns issue; then
-  // 4096 / 0.528 = 7757.6 -> 7758 ps of bytes: 907758 ps.
-  EXPECT_EQ(run->end("small"), 907758);
+  // 32 B per partition: 128 descriptors x 2.58 ns = 330.24 ns, more than its 4096 / 0.528 = 7757.6 ps of bytes:
+  // after the 900 ns issue its bytes move at the descriptors' pace, 900000 + 330240 = 1230240 ps.
+  EXPECT_EQ(run->end("small"), 1230240);
   EXPECT_EQ(run->result.hbm_read_bytes, 4096u);
 }
 
@@ -82,11 +84,15 @@ ops:
   - {name: large, engine: dma, queue: 0, bytes: 4194304}
   - {name: small, engine: dma, queue: 1, bytes: 4096}
 )", trn3());
-  // Both move from 900 ns, 264 B/ns each: small ends after 4096 / 0.264 = 15515.2 -> 15516 ps.
-  EXPECT_EQ(run->end("small"), 915516);
-  // large moved 0.264 x 15516 = 4096.224 B by then; its other 4190207.776 B at 0.528 B/ps take 7935999.58 ->
-  // 7936000 ps: 8851516 ps, the small one's bytes at the core's rate (7758 ps) after large alone (8843758).
-  EXPECT_EQ(run->end("large"), 8851516);
+  // Per byte: large 1/0.528 = 1.894 ps of the core's bandwidth and 330240 / 4194304 = 0.0787 ps of descriptor
+  // processing (bandwidth dominant); small 1.894 and 330240 / 4096 = 80.625 (descriptors dominant). Equal
+  // shares u of each one's dominant resource: the descriptors bind first, u (1 + 0.528 x 0.0787) = 1,
+  // u = 0.96009: large 0.96009 x 0.528 = 0.50693 B/ps, small 0.96009 / 80.625 = 0.0119081 B/ps. small's
+  // 4096 B take 343968.8 -> 343969 ps: 1243969.
+  EXPECT_EQ(run->end("small"), 1243969);
+  // large moved 0.50693 x 343969 = 174366.8 B; its other 4019937.2 B alone at 0.528 B/ps take 7613517.4 ->
+  // 7613518 ps: 8857487 (not held to the small one's byte rate while they share the descriptor processing).
+  EXPECT_EQ(run->end("large"), 8857487);
 }
 
 TEST(DmaSharing, ShortRunsCostDescriptorsNotBandwidth) {
@@ -94,24 +100,25 @@ TEST(DmaSharing, ShortRunsCostDescriptorsNotBandwidth) {
 ops:
   - {name: slices, engine: dma, bytes: 1048576, contiguous_bytes: 192}
 )", trn3());
-  // 8192 B per partition in 192-byte runs: 43 descriptors each, 5504 x 3.2 ns = 17612.8 ns from the trigger,
-  // longer than the 900 ns issue and the 1986 ns of bytes: the transfer ends with its last descriptor.
-  EXPECT_EQ(run->end("slices"), 17612800);
+  // 8192 B per partition in 192-byte runs: 43 descriptors each, 5504 x 2.58 ns = 14200.32 ns, longer than the
+  // 1986 ns of bytes: after the 900 ns issue the bytes move at the descriptors' pace, 15100320 ps.
+  EXPECT_EQ(run->end("slices"), 15100320);
 }
 
-TEST(DmaSharing, DescriptorProcessingIsSharedByTheCoresQueuesInTriggerOrder) {
+TEST(DmaSharing, DescriptorProcessingIsSharedFairlyByTheCoresQueues) {
   auto run = simulate_yaml(R"(
 ops:
   - {name: slices, engine: dma, queue: 0, bytes: 1048576, contiguous_bytes: 192}
   - {name: small, engine: dma, queue: 1, bytes: 4096}
   - {name: other_core, engine: dma, core: 1, bytes: 4096}
 )", trn3());
-  // slices was triggered first (queue 0): its 5504 descriptors take the core's processing until 17612.8 ns.
-  // small's 128 follow: 17612.8 + 409.6 = 18022.4 ns, although its issue and bytes were done by 907.8 ns.
-  EXPECT_EQ(run->end("slices"), 17612800);
-  EXPECT_EQ(run->end("small"), 18022400);
-  // Core 1 processes its own descriptors: 907758 ps as alone.
-  EXPECT_EQ(run->end("other_core"), 907758);
+  // Both bound by their descriptors, both moving from 900 ns: half the core's descriptor processing each.
+  // small's 330.24 ns of descriptors take 660.48 ns: 1560480 ps.
+  EXPECT_EQ(run->end("small"), 1560480);
+  // slices had 330.24 of its 14200.32 ns done by then; the other 13870.08 ns alone: 1560480 + 13870080.
+  EXPECT_EQ(run->end("slices"), 15430560);
+  // Core 1 processes its own descriptors: 1230240 ps as alone.
+  EXPECT_EQ(run->end("other_core"), 1230240);
 }
 
 TEST(DmaSharing, FewPartitionsRunOnFewEngines) {
@@ -138,18 +145,19 @@ ops:
 
 TEST(DmaSharing, AQueueIssuesTheNextTransferWhileTheOneBeforeMovesItsBytes) {
   auto run = simulate_yaml(kOneQueue, trn3());
-  // Depth 2: second is dispatched when first's issue ends (900 ns) and moves from 1800 ns; first moved
-  // 900 ns x 528 = 475200 B alone, then both 264 B/ns: first's 573376 B left take 2171878.79 -> 2171879 ps.
+  // Alone, a transfer's bytes take 1048576 / 0.528 = 1985939.4 -> 1985940 ps (its 330.24 ns of descriptors
+  // overlap them). first moves from 900 ns: 2885940.
+  EXPECT_EQ(run->end("first"), 2885940);
+  // Depth 2: second is dispatched when first's issue ends (900 ns); its issue is over at 1800 ns, and its bytes
+  // follow first's on the queue's ring: 2885940 + 1985940 = 4871880.
   EXPECT_EQ(run->start("second"), 900000);
   EXPECT_EQ(run->bound("second"), "queue:first");
-  EXPECT_EQ(run->end("first"), 3971879);
-  // third waits for a place: dispatched when first finishes, moving from 3971879 + 900000 = 4871879 ps, when
-  // second, alone since 3971879 at 528 B/ps, has just finished its last 475200 B (900000 ps): 4871879.
-  EXPECT_EQ(run->start("third"), 3971879);
+  EXPECT_EQ(run->end("second"), 4871880);
+  // third waits for a place: dispatched when first finishes, its issue over at 3785940, its bytes after
+  // second's: 6857820 = 900 ns + three transfers' bytes, every issue but the first hidden.
+  EXPECT_EQ(run->start("third"), 2885940);
   EXPECT_EQ(run->bound("third"), "queue:first");
-  EXPECT_EQ(run->end("second"), 4871879);
-  // third alone: 1985940 ps of bytes.
-  EXPECT_EQ(run->end("third"), 6857819);
+  EXPECT_EQ(run->end("third"), 6857820);
 }
 
 TEST(DmaSharing, DepthOneIssuesAfterTheTransferBeforeHasFinished) {
@@ -163,7 +171,7 @@ TEST(DmaSharing, DepthOneIssuesAfterTheTransferBeforeHasFinished) {
 
 TEST(DmaSharing, ManyQueuesOfIdenticalTransfersKeepTheEnginesBusy) {
   // 16 queues x 8 transfers of [128, 2 KiB]: 32 MiB at the core's 528 B/ns is 63550.1 ns of bytes. With the
-  // issues overlapping the bytes (depth 2) and the descriptors processed in trigger order, the queues do not
+  // issues overlapping the bytes (depth 2) and the descriptors processed as the bytes move, the queues do not
   // re-enter their issue together: the run takes the first issue plus the bytes, within 2%.
   std::string yaml = "ops:\n";
   for (int t = 0; t < 8; ++t)
@@ -182,8 +190,8 @@ ops:
   - {name: load, engine: dma, bytes: 4096}
   - {name: use, engine: vector, kind: tensor_copy, free: 16, deps: [load], duration_ns: 10}
 )", trn3());
-  // load ends at 907758 ps (above); its consumer starts core.dma.completion_ns = 290 ns later.
-  EXPECT_EQ(run->start("use"), 907758 + 290000);
+  // load ends at 1230240 ps (above); its consumer starts core.dma.completion_ns = 290 ns later.
+  EXPECT_EQ(run->start("use"), 1230240 + 290000);
 }
 
 TEST(DmaSharing, CrossCoreTransferUsesTheLink) {

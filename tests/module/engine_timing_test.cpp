@@ -1,6 +1,9 @@
 // Compute engines through the SystemC kernel: a matmul waiting on a DMA, semaphore latency between engines,
-// none within one engine, PSUM bank contention, the critical path of a three-engine chain, deadlock and
-// SBUF overflow reporting, determinism. trn3 clocks: tensor 2.4 GHz, vector/scalar/gpsimd 1.2 GHz.
+// none within one engine, an instruction's interval (the engine is busy) against its latency (its result is
+// written), ScalarE's activation-table loads, PSUM bank contention, the critical path of a three-engine chain,
+// deadlock and SBUF overflow reporting, determinism. trn3 clocks: tensor 2.4 GHz, vector/scalar/gpsimd
+// 1.2 GHz; latencies: tensor 128 cycles (53333 ps), the others 370 cycles (308333 ps); a DMA's consumer sees
+// it core.dma.completion_ns = 290 ns after its last byte.
 #include <gmock/gmock.h>
 
 #include <random>
@@ -20,23 +23,23 @@ ops:
   - {name: mm, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, deps: [w], psum_bank: 0}
   - {name: cp, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm], releases_psum_bank: 0}
 )", trn3_unthrottled());
-  // w: 1300000 + ceil(1048576 / 0.528) = 1300000 + 1985940 = 3285940 ps.
-  EXPECT_EQ(run->end("w"), 3285940);
-  // mm: + 50 ns semaphore (DMA -> tensor); max(min(64, 128), 512) + 32 LoadStationary = 544 cycles / 2.4 GHz
-  // = 226666.7 -> 226667 ps.
-  EXPECT_EQ(run->start("mm"), 3335940);
-  EXPECT_EQ(run->end("mm"), 3335940 + 226667);
+  // w: 900000 issue + ceil(1048576 / 0.528) = 900000 + 1985940 = 2885940 ps.
+  EXPECT_EQ(run->end("w"), 2885940);
+  // mm: + 290 ns completion (DMA -> tensor); interval max(min(64, 128), 512) + 32 LoadStationary = 544 cycles
+  // / 2.4 GHz = 226666.7 -> 226667 ps, then its 128-cycle latency, 53333 ps: written at 3175940 + 280000.
+  EXPECT_EQ(run->start("mm"), 3175940);
+  EXPECT_EQ(run->end("mm"), 3175940 + 280000);
   EXPECT_EQ(run->bound("mm"), "dep:w");
-  // cp: + 50 ns; PSUM input, so no BF16 perf mode: max(64, 512) = 512 cycles / 1.2 GHz = 426667 ps.
-  EXPECT_EQ(run->start("cp"), 3335940 + 226667 + 50000);
-  EXPECT_EQ(run->end("cp"), 3612607 + 426667);
+  // cp: + 50 ns semaphore; PSUM input, so no BF16 perf mode: 512 cycles / 1.2 GHz = 426667 ps, + 308333 latency.
+  EXPECT_EQ(run->start("cp"), 3455940 + 50000);
+  EXPECT_EQ(run->end("cp"), 3505940 + 426667 + 308333);
   const CriticalPath& cp = run->result.critical_path;
-  EXPECT_EQ(cp.total_ps, 4039274);
+  EXPECT_EQ(cp.total_ps, 4240940);
   ASSERT_EQ(cp.ops.size(), 3u);
-  EXPECT_EQ(cp.by_engine_ps[int(Engine::dma)], 3285940);
-  EXPECT_EQ(cp.by_engine_ps[int(Engine::tensor)], 226667);
-  EXPECT_EQ(cp.by_engine_ps[int(Engine::vector)], 426667);
-  EXPECT_EQ(cp.wait_ps, 100000);  // two semaphore hops
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::dma)], 2885940);
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::tensor)], 280000);   // interval and latency
+  EXPECT_EQ(cp.by_engine_ps[int(Engine::vector)], 735000);
+  EXPECT_EQ(cp.wait_ps, 340000);  // the DMA completion (290 ns) and one semaphore hop (50 ns)
   EXPECT_EQ(run->result.psum_peak_banks, 1u);
 }
 
@@ -85,20 +88,51 @@ ops:
   EXPECT_EQ(run->result.engines[t].active_sum_ps, 250000);
 }
 
-TEST(EngineTiming, DependentChainOnOneEnginePaysTheStaticOverhead) {
+TEST(EngineTiming, ADependentInstructionPaysTheLatencyAnIndependentOneOnlyTheInterval) {
   auto run = simulate_yaml(R"(
 ops:
   - {name: v1, engine: vector, kind: tensor_copy, free: 512}
   - {name: v2, engine: vector, kind: tensor_copy, free: 512, deps: [v1]}
   - {name: v3, engine: vector, kind: tensor_copy, free: 512}
 )", trn3_unthrottled());
-  // BF16 in SBUF: 4x perf mode: max(64, 512 / 4) = 128 cycles / 1.2 GHz = 106667 ps.
-  EXPECT_EQ(run->end("v1"), 106667);
-  // v2 reads v1's result: + 100 static overhead cycles = 228 cycles = 190000 ps; no semaphore on one engine.
-  EXPECT_EQ(run->start("v2"), 106667);
-  EXPECT_EQ(run->end("v2"), 106667 + 190000);
-  // v3 is independent: 128 cycles again.
-  EXPECT_EQ(run->end("v3"), 296667 + 106667);
+  // BF16 in SBUF: 4x perf mode: max(64, 512 / 4) = 128 cycles / 1.2 GHz = 106667 ps of interval; the result is
+  // written 370 cycles (308333 ps) later: 415000.
+  EXPECT_EQ(run->end("v1"), 415000);
+  // v2 reads v1's result: it starts when it is written, no semaphore on one engine; ends 415000 + 415000.
+  EXPECT_EQ(run->start("v2"), 415000);
+  EXPECT_EQ(run->bound("v2"), "dep:v1");
+  EXPECT_EQ(run->end("v2"), 830000);
+  // v3 is independent: it issues as soon as v2's interval is over (415000 + 106667) and is written 415000 later.
+  EXPECT_EQ(run->start("v3"), 521667);
+  EXPECT_EQ(run->bound("v3"), "queue:v2");
+  EXPECT_EQ(run->end("v3"), 936667);
+}
+
+TEST(EngineTiming, AStreamOfIndependentInstructionsPaysOneLatency) {
+  std::string yaml = "ops:\n";
+  for (int i = 0; i < 10; ++i) yaml += "  - {name: v" + std::to_string(i) + ", engine: vector, kind: tensor_copy, free: 512}\n";
+  auto run = simulate_yaml(yaml, trn3_unthrottled());
+  // Ten 106667 ps intervals back to back, the last written 308333 ps after its interval: 1066670 + 308333.
+  EXPECT_EQ(run->start("v9"), 9 * 106667);
+  EXPECT_EQ(run->end("v9"), 10 * 106667 + 308333);
+  EXPECT_EQ(run->result.total_ps, 1375003);
+  EXPECT_EQ(run->result.engines[int(Engine::vector)].instructions, 10u);
+}
+
+TEST(EngineTiming, ScalarLoadsItsActivationTableWhenTheFunctionChanges) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: e1, engine: scalar, kind: activation, free: 128, func: exp}
+  - {name: e2, engine: scalar, kind: activation, free: 128, func: exp}
+  - {name: g, engine: scalar, kind: activation, free: 128, func: gelu}
+)", trn3_unthrottled());
+  const Picoseconds table = 1308333;  // 1570 cycles / 1.2 GHz = 1308333.3
+  const Picoseconds exp128 = run->end("e2") - run->start("e2") - 308333;  // the interval of a 128-element exp
+  // e1 is the first exp: its interval includes the table load; e2 uses the same table and pays none.
+  EXPECT_EQ(run->end("e1") - run->start("e1"), table + exp128 + 308333);
+  EXPECT_EQ(run->start("e2"), table + exp128);
+  // gelu is in another table (instruction_set.cpp): a second load.
+  EXPECT_EQ(run->end("g") - run->start("g") - 308333, table + exp128);
 }
 
 TEST(EngineTiming, PsumBankContentionDelaysTheSecondGroupUntilRelease) {
@@ -109,17 +143,17 @@ ops:
   - {name: cp1, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm1], releases_psum_bank: 0}
   - {name: cp2, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm2], releases_psum_bank: 0}
 )", trn3_unthrottled());
-  // mm1 0-226667 (544 cycles at 2.4 GHz); cp1 276667-703334 (semaphore, 512 cycles at 1.2 GHz).
-  EXPECT_EQ(run->end("cp1"), 703334);
-  // mm2's group needs bank 0, held by mm1's group until cp1 ends: 703334-930001.
-  EXPECT_EQ(run->start("mm2"), 703334);
+  // mm1 written at 226667 + 53333 = 280000; cp1 from 330000 (semaphore) for 426667 + 308333: 1065000.
+  EXPECT_EQ(run->end("cp1"), 1065000);
+  // mm2's group needs bank 0, held by mm1's group until cp1 has read it: 1065000 to 1345000.
+  EXPECT_EQ(run->start("mm2"), 1065000);
   EXPECT_EQ(run->bound("mm2"), "psum:cp1");
-  EXPECT_EQ(run->end("mm2"), 930001);
-  // cp2: 930001 + 50000 = 980001, + 426667 = 1406668.
-  EXPECT_EQ(run->end("cp2"), 1406668);
+  EXPECT_EQ(run->end("mm2"), 1345000);
+  // cp2: 1345000 + 50000 = 1395000, + 735000 = 2130000.
+  EXPECT_EQ(run->end("cp2"), 2130000);
   const CriticalPath& cp = run->result.critical_path;
   EXPECT_EQ(cp.ops.size(), 4u);  // mm1 -> cp1 -> mm2 -> cp2
-  EXPECT_EQ(cp.wait_ps, 1406668 - 2 * 226667 - 2 * 426667);  // = 100000, two semaphore hops
+  EXPECT_EQ(cp.wait_ps, 2130000 - 2 * 280000 - 2 * 735000);  // = 100000, two semaphore hops
   EXPECT_EQ(run->result.psum_peak_banks, 1u);
 }
 
@@ -220,11 +254,14 @@ TEST(EngineTiming, SimulationIsDeterministic) {
   }
   EXPECT_EQ(r1.total_ps, r2.total_ps);
   EXPECT_GT(r1.total_ps, 0);
-  // Every op ran, after everything that bound it.
+  // Every op ran after what bound it: a dependency or a PSUM release had finished (its result written); the
+  // op before it in its queue had started (its interval, not its latency, is what holds the queue).
   for (std::size_t i = 0; i < r1.ops.size(); ++i) {
     ASSERT_GE(r1.ops[i].end_ps, r1.ops[i].start_ps);
-    if (r1.ops[i].bound != BoundKind::start) {
-      ASSERT_LE(r1.ops[r1.ops[i].bound_op].end_ps, r1.ops[i].start_ps);
+    if (r1.ops[i].bound == BoundKind::queue) {
+      ASSERT_LE(r1.ops[r1.ops[i].bound_op].start_ps, r1.ops[i].start_ps) << i;
+    } else if (r1.ops[i].bound != BoundKind::start) {
+      ASSERT_LE(r1.ops[r1.ops[i].bound_op].end_ps, r1.ops[i].start_ps) << i;
     }
   }
 }

@@ -53,6 +53,27 @@ TEST(BandwidthSharing, AFlowAloneGetsItsNarrowestResourceOrItsCap) {
   EXPECT_EQ(max_min_fair_share(capacity, {flow({0, 0})}), std::vector<double>{264});
 }
 
+TEST(BandwidthSharing, WeightsCountWhatAUnitOfRateTakesOfEachResource) {
+  // One resource of 1.0 (a core's descriptor processing) and two flows taking 3 and 1 of it per unit of rate:
+  // progressive filling raises both to r with 3r + r = 1: r = 0.25 each.
+  std::vector<Flow> flows(2);
+  flows[0].use(0, 3);
+  flows[1].use(0, 1);
+  auto r = max_min_fair_share({1.0}, flows);
+  EXPECT_DOUBLE_EQ(r[0], 0.25);
+  EXPECT_DOUBLE_EQ(r[1], 0.25);
+  // Add a second resource of 0.2 that only flow 1 uses at weight 1: it binds flow 1 at 0.2 first (0.2 < 0.25),
+  // and flow 0 takes what is left of the first resource: (1 - 0.2) / 3 = 0.26667.
+  flows[1].use(1, 1);
+  r = max_min_fair_share({1.0, 0.2}, flows);
+  EXPECT_DOUBLE_EQ(r[1], 0.2);
+  EXPECT_NEAR(r[0], 0.8 / 3, 1e-12);
+  // A flow alone with weight 4 on a resource of 1: rate 1 / 4.
+  std::vector<Flow> alone(1);
+  alone[0].use(0, 4);
+  EXPECT_DOUBLE_EQ(max_min_fair_share({1.0}, alone)[0], 0.25);
+}
+
 TEST(BandwidthSharing, ACappedFlowLeavesTheRestToTheOthers) {
   // Core 0 (528) carries a large flow and a small one capped at 8.258 (its descriptors' pace): the small one
   // takes its cap, the large one the other 519.742, not half of the core.
@@ -99,33 +120,41 @@ TEST(DmaCost, DescriptorsArePartitionsTimesContiguousRuns) {
 
 TEST(DmaCost, PlanIssueDescriptorTimeAndEngines) {
   HardwareConfig hw = trn3();
-  // 128 partitions: 16 engines of 8 partitions; 128 descriptors x 62 ns / 16 = 496 ns; 16 x 33 B/ns.
+  // 128 partitions: 16 engines of 8 partitions, 16 x 33 B/ns; the issue is trn3's 900 ns (trigger to first
+  // byte); 128 descriptors x 2.58 ns of the core's descriptor processing = 330.24 ns.
   cost::DmaPlan p = cost::plan_dma(transfer(1048576, 128), hw);
-  EXPECT_EQ(p.issue_ps, 1300000);
+  EXPECT_EQ(p.issue_ps, 900000);
   EXPECT_EQ(p.engines, 16u);
   EXPECT_EQ(p.descriptors, 128u);
-  EXPECT_EQ(p.descriptor_ps, 496000);
+  EXPECT_EQ(p.descriptor_ps, 330240);
   EXPECT_DOUBLE_EQ(p.max_bytes_per_ps, 0.528);
-  // 4 partitions run on one engine (DMA's A[4, 4096] example): 4 x 62 ns, 33 B/ns.
+  // 4 partitions run on one engine (DMA's A[4, 4096] example): 4 x 2.58 ns, 33 B/ns.
   p = cost::plan_dma(transfer(32768, 4), hw);
   EXPECT_EQ(p.engines, 1u);
-  EXPECT_EQ(p.descriptor_ps, 248000);
+  EXPECT_EQ(p.descriptor_ps, 10320);
   EXPECT_DOUBLE_EQ(p.max_bytes_per_ps, 0.033);
   // 12 partitions: ceil(12 / 8) = 2 engines.
   EXPECT_EQ(cost::plan_dma(transfer(4096, 12), hw).engines, 2u);
-  // 192-byte runs: 5504 descriptors x 62 ns / 16 = 21328 ns, ten times the 1986 ns its bytes need.
-  EXPECT_EQ(cost::plan_dma(transfer(1048576, 128, 192), hw).descriptor_ps, 21328000);
-  // Hardware DGE adds its 600 ns instruction to the issue: 1300 + 600 = 1900 ns.
+  // 192-byte runs: 5504 descriptors x 2.58 ns = 14200.32 ns, seven times the 1986 ns its bytes need.
+  EXPECT_EQ(cost::plan_dma(transfer(1048576, 128, 192), hw).descriptor_ps, 14200320);
+  // Hardware DGE adds its 600 ns instruction to the issue: 900 + 600 = 1500 ns.
   Op h = transfer(4096, 128);
   h.dge = DgeMode::hwdge;
-  EXPECT_EQ(cost::plan_dma(h, hw).issue_ps, 1900000);
+  EXPECT_EQ(cost::plan_dma(h, hw).issue_ps, 1500000);
   // A cross-core transfer (a sendrecv on the shared DMA) crosses the link twice, its core barrier's semaphore
-  // and its data: 1300 + 2 x 500 (trn3's link latency) = 2300 ns.
+  // and its data: 900 + 2 x 500 (trn3's link latency) = 1900 ns.
   Op peer = transfer(4096, 128);
   peer.src = Location::sbuf;
   peer.dst = Location::peer;
   peer.peer_core = 1;
-  EXPECT_EQ(cost::plan_dma(peer, hw).issue_ps, 2300000);
+  EXPECT_EQ(cost::plan_dma(peer, hw).issue_ps, 1900000);
+  // DMA transpose (ARCH-v3): at most 90% of the engines' rate from HBM, 50% within SBUF.
+  Op t = transfer(1048576, 128);
+  t.dma_transpose = true;
+  EXPECT_DOUBLE_EQ(cost::plan_dma(t, hw).max_bytes_per_ps, 0.528 * 0.9);
+  t.src = Location::sbuf;
+  t.dst = Location::sbuf;
+  EXPECT_DOUBLE_EQ(cost::plan_dma(t, hw).max_bytes_per_ps, 0.528 * 0.5);
 }
 
 }  // namespace
