@@ -67,7 +67,8 @@ ops:
   - {name: b, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 1}
   - {name: drain_a, engine: vector, duration_ns: 10, deps: [a, b], releases_psum_bank: 2}
   - {name: drain_b, engine: vector, duration_ns: 10, deps: [b], releases_psum_bank: 1}
-)", trn3_unthrottled());
+)", trn3_without_latency({"core.engines.tensor.throttle_start_fraction=1"}));
+  // Without pipeline latencies (they have their own tests), a result is written when its interval ends.
   // a: 512 + 32 (its LoadStationary from idle) = 544 cycles at 2.4 GHz = 226667 ps; b loads its stationary under a
   // (trn3's background LoadStationary, ARCH-v2): 512 cycles = 213334 ps more -> 440001; drain_a after the 50 ns
   // semaphore: 490001 + 10000 = 500001; drain_b follows in the vector queue: 510001.

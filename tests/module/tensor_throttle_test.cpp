@@ -1,6 +1,7 @@
 // TensorE's dI/dt throttle through the SystemC kernel (engines/tensor_throttle.hpp, trn3: start fraction 0.5,
 // 3 us ramp and window, 50 % threshold). A matmul of 512 moving columns with a new stationary costs
-// max(min(64, 128), 512) + 32 = 544 cycles / 2.4 GHz = 226667 ps at full rate.
+// max(min(64, 128), 512) + 32 = 544 cycles / 2.4 GHz = 226667 ps at full rate. The engines' pipeline latencies
+// are set to 0 here (trn3_without_latency) so that an op ends with its throttled interval.
 #include <gmock/gmock.h>
 
 #include <string>
@@ -21,11 +22,11 @@ std::string one_matmul(int n) {
 const std::string kOneMatmul = one_matmul(512);
 
 TEST(TensorThrottleModule, AnIsolatedMatmulRunsAtHalfRate) {
-  auto run = simulate_yaml(kOneMatmul, trn3());
+  auto run = simulate_yaml(kOneMatmul, trn3_without_latency());
   // From idle: 226667 / 0.5 = 453334 ps.
   EXPECT_EQ(run->end("mm"), 453334);
   // Without the throttle the same matmul takes 226667 ps.
-  auto plain = simulate_yaml(kOneMatmul, trn3_unthrottled());
+  auto plain = simulate_yaml(kOneMatmul, trn3_without_latency({"core.engines.tensor.throttle_start_fraction=1"}));
   EXPECT_EQ(plain->end("mm"), 226667);
 }
 
@@ -35,12 +36,12 @@ const std::string kMatvec = one_matmul(1);
 
 TEST(TensorThrottleModule, WithoutStretchingTheFloorAMatvecRunsAtFullCostAndAWideMatmulStillSlows) {
   // Whole-instruction stretch (shipped): 40000 / 0.5 = 80000 ps.
-  EXPECT_EQ(simulate_yaml(kMatvec, trn3())->end("mm"), 80000);
+  EXPECT_EQ(simulate_yaml(kMatvec, trn3_without_latency())->end("mm"), 80000);
   // Stream only: max(64, 1 / 0.5) / max(64, 1) = 1, so 40000 ps, as unthrottled.
-  auto stream_only = simulate_yaml(kMatvec, trn3({"core.engines.tensor.throttle_stretches_floor=false"}));
+  auto stream_only = simulate_yaml(kMatvec, trn3_without_latency({"core.engines.tensor.throttle_stretches_floor=false"}));
   EXPECT_EQ(stream_only->end("mm"), 40000);
   // 512 columns: max(64, 1024) / 512 = 2, the same 453334 ps as the whole-instruction stretch.
-  auto wide = simulate_yaml(kOneMatmul, trn3({"core.engines.tensor.throttle_stretches_floor=false"}));
+  auto wide = simulate_yaml(kOneMatmul, trn3_without_latency({"core.engines.tensor.throttle_stretches_floor=false"}));
   EXPECT_EQ(wide->end("mm"), 453334);
 }
 
@@ -49,7 +50,7 @@ TEST(TensorThrottleModule, ABurstRampsUpAndLaterMatmulsRunFaster) {
   std::string yaml = "ops:\n";
   for (int i = 0; i < 40; ++i)
     yaml += "  - {name: mm" + std::to_string(i) + ", engine: tensor, kind: matmul, k: 128, m: 128, n: 512}\n";
-  auto run = simulate_yaml(yaml, trn3());
+  auto run = simulate_yaml(yaml, trn3_without_latency());
   // The first ones run at half rate (453334 ps): the window is under 50 % busy until 1.5 us of the last 3 us
   // are, i.e. through the 4th (end 1813336); then the ramp takes 3 us to full rate. The last ones run at full
   // rate, each loading its stationary under the one before (trn3's background LoadStationary): 512 cycles /
