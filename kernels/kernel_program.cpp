@@ -345,7 +345,11 @@ SimResult KernelProgram::simulate() {
   BufferLocator buffer_where = [&g, kernel](std::uint32_t b) {
     return "kernel '" + kernel + "': tile '" + g.buffers()[b].name + "'";
   };
-  return stasim::simulate(g, hw_, where, buffer_where);
+  SimResult result = stasim::simulate(g, hw_, where, buffer_where);
+  // The kernel's PSUM tiles hold their banks for the whole kernel (declared buffers, ordered by the tile
+  // hazards rather than by bank arbitration): the peak is what they were given.
+  result.psum_peak_banks = std::max(result.psum_peak_banks, psum_banks_used_);
+  return result;
 }
 
 }  // namespace stasim
