@@ -151,3 +151,56 @@ class SweepTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class KernelTest(unittest.TestCase):
+    def test_shipped_kernel_equals_the_cli(self):
+        # A 1/16 slice of the tutorial's tiled matmul on trn1: the dict is `stasim kernel --json`'s document.
+        py = stasim.kernel("matmul-tiled", hw="trn1", args={"M": 256})
+        out = json.loads(cli("kernel", "matmul-tiled", "--hw", "trn1", "--arg", "M=256", "--quiet", "--json", "-"))
+        py.pop("provenance", None)
+        out.pop("provenance", None)
+        self.assertEqual(py, out)
+
+    def test_a_kernel_written_in_python_equals_the_shipped_one(self):
+        # dma-stream with 3 transfers of 4 KiB per partition, written out: the same loads on the Sync engine's
+        # queue into rotating buffers give the same timings as the shipped builder.
+        k = stasim.Kernel(hw="trn2", name="stream")
+        src = k.hbm("src", 128 * 3, 2048, "bf16")
+        for i in range(3):
+            tile = k.sbuf("tile", 128, 2048, "bf16", bufs=8)
+            k.load(tile, src.slice(row=128 * i, rows=128, col=0, cols=2048), issuer="sync")
+        mine = k.simulate()
+        shipped = stasim.kernel("dma-stream", args={"bytes_per_partition": 4096, "transfers": 3})
+        self.assertEqual(k.ops, 3)
+        self.assertEqual(mine["total_ns"], shipped["total_ns"])
+        self.assertEqual([o["end_ns"] for o in mine["ops"]], [o["end_ns"] for o in shipped["ops"]])
+
+    def test_load_activate_store_in_python(self):
+        # trn2: [128, 512] BF16 in (1 KiB per partition: 128 descriptors x 3.7 ns = 473.6 ns, more than its
+        # 131072 / 0.368 = 356.2 ns of bytes), after the 900 ns issue: 1373.6 ns. The exp reads it 290 ns later.
+        k = stasim.Kernel(hw="trn2")
+        x = k.hbm("x", 128, 512)
+        y = k.hbm("y", 128, 512)
+        a = k.sbuf("a", 128, 512)
+        b = k.sbuf("b", 128, 512)
+        k.load(a, x.slice(row=0, rows=128, col=0, cols=512), name="load")
+        k.activation(b, a, "exp", name="exp")
+        k.store(y.slice(row=0, rows=128, col=0, cols=512), b, issuer="pool", name="store")
+        doc = k.simulate()
+        ops = {o["name"]: o for o in doc["ops"]}
+        self.assertAlmostEqual(ops["load"]["end_ns"], 1373.6, places=3)
+        self.assertAlmostEqual(ops["exp"]["start_ns"], 1663.6, places=3)
+        self.assertEqual(ops["store"]["bound_by"], "dep:exp")
+        self.assertEqual(ops["store"]["queue"], 2)
+
+    def test_bad_kernel_input_raises_value_error(self):
+        with self.assertRaisesRegex(ValueError, "unknown kernel 'matmul-tild'"):
+            stasim.kernel("matmul-tild")
+        with self.assertRaisesRegex(ValueError, "has no parameter 'Q'"):
+            stasim.kernel("matmul-tiled", args={"Q": 1})
+        k = stasim.Kernel(hw="trn2")
+        with self.assertRaisesRegex(ValueError, "unknown DMA trigger engine"):
+            k.load(k.sbuf("a", 128, 4), k.hbm("x", 128, 4).slice(row=0, rows=128, col=0, cols=4), issuer="dma9")
+        with self.assertRaisesRegex(ValueError, "unknown dtype"):
+            k.sbuf("b", 128, 4, "bf17")
