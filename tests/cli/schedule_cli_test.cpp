@@ -153,3 +153,52 @@ TEST(ScheduleCli, ShippedExamplesAllRun) {
 }
 
 }  // namespace
+
+namespace {
+
+// The instruction keys of a schedule op: func (ScalarE's activation table), accumulate, a DMA transpose, and
+// TensorE row/column tiling of small matmuls (nc_matmul tile_position / tile_size).
+TEST(ScheduleCli, InstructionKeysTimeAsTheHardwareDoes) {
+  std::string yaml = temp_file("keys.yaml", R"(ops:
+  - {name: a, engine: scalar, kind: activation, free: 128, func: exp}
+  - {name: b, engine: scalar, kind: activation, free: 128, func: exp, accumulate: true}
+  - {name: m, engine: tensor, kind: matmul, k: 32, m: 32, n: 128, tile_position: [0, 32], tile_size: [32, 32]}
+  - {name: m2, engine: tensor, kind: matmul, k: 32, m: 32, n: 128, tile_position: [32, 0], tile_size: [32, 32]}
+)");
+  std::string out = testing::TempDir() + "keys.json";
+  Output o = run("schedule --quiet --schedule " + yaml + " --json " + out);
+  ASSERT_EQ(o.code, 0) << o.text;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(out));
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : j["ops"]) ops[op["name"]] = op;
+  // a loads the exp table (1570 cycles at 1.2 GHz = 1308.333 ns) then runs max(64, 128) = 128 cycles (106.667):
+  // its interval ends at 1415, its result 370 cycles (308.333) later: 1723.333.
+  EXPECT_DOUBLE_EQ(ops["a"]["end_ns"].get<double>(), 1723.333);
+  // b uses the same table (no load) and reads out its accumulator: 128 + 64 = 192 cycles = 160 ns from 1415:
+  // 1575 + 308.333.
+  EXPECT_DOUBLE_EQ(ops["b"]["start_ns"].get<double>(), 1415.0);
+  EXPECT_DOUBLE_EQ(ops["b"]["end_ns"].get<double>(), 1883.333);
+  // Two 32 x 32 PE tiles that do not overlap run at once: both from 0, max(min(64, 32), 128) + 32 = 160 cycles
+  // at 2.4 GHz = 66.667 ns, at half rate on the idle engine (dI/dt throttle) 133.333, + the 128-cycle latency
+  // 53.333 = 186.667.
+  EXPECT_DOUBLE_EQ(ops["m"]["start_ns"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(ops["m2"]["start_ns"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(ops["m2"]["end_ns"].get<double>(), 186.667);
+}
+
+TEST(ScheduleCli, BadInstructionKeysExitTwoNamingThePlace) {
+  Output o = run("schedule --schedule " +
+                 temp_file("func.yaml", "ops:\n  - {name: a, engine: scalar, kind: activation, free: 128, func: exq}\n"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("func.yaml:2:60: ops[0].func: unknown activation function 'exq' (did you mean 'exp'?)"));
+  o = run("schedule --schedule " + temp_file("engine.yaml", "ops:\n  - {name: g, engine: vector, kind: gather, free: 12}\n"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("op 'g': the vector engine cannot run 'gather' (gpsimd can)"));
+  o = run("schedule --schedule " +
+          temp_file("tile.yaml", "ops:\n  - {name: m, engine: tensor, kind: matmul, k: 32, m: 32, n: 128, "
+                                 "tile_position: [0, 100], tile_size: [32, 32]}\n"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("op 'm': PE tile 32 x 32 at (0, 100) is not a tile of the 128 x 128 array"));
+}
+
+}  // namespace

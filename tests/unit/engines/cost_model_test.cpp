@@ -124,3 +124,61 @@ TEST(CostModel, SendrecvOnGpSimdsDmaIsItsFixedCostTheLinkLatencyAndTheBytesOverT
 
 }  // namespace
 }  // namespace stasim::cost
+
+namespace stasim::cost {
+namespace {
+
+Op vector_op(OpKind kind, std::uint32_t free, Dtype dtype = Dtype::bf16, Engine engine = Engine::vector) {
+  Op op;
+  op.engine = engine;
+  op.kind = kind;
+  op.free = free;
+  op.dtype = dtype;
+  op.partitions = 128;
+  return op;
+}
+
+// The instructions real kernels use, each with the 2.26 ISA reference's estimated cost (docs/hardware-model.md
+// "Instructions"), in cycles of the engine's 1.2 GHz clock: 1000 / 1.2 ps per cycle.
+TEST(CostModel, TheInstructionsRealKernelsUse) {
+  HardwareConfig hw = trn3();
+  auto cycles = [&](const Op& op) { return op_duration_exact_ps(op, hw) * 1.2 / 1000; };
+  EXPECT_NEAR(cycles(vector_op(OpKind::tensor_tensor_scan, 512)), 1024, 1e-9);      // 2N
+  EXPECT_NEAR(cycles(vector_op(OpKind::bn_stats, 512)), 512, 1e-9);                 // N
+  EXPECT_NEAR(cycles(vector_op(OpKind::bn_aggr, 48)), 208, 1e-9);                   // 13N/3 = 208
+  EXPECT_NEAR(cycles(vector_op(OpKind::bn_aggr, 6)), 64, 1e-9);                     // 26 under MIN_II
+  EXPECT_NEAR(cycles(vector_op(OpKind::scalar_tensor_tensor, 512)), 512, 1e-9);     // BF16, N even: N
+  EXPECT_NEAR(cycles(vector_op(OpKind::scalar_tensor_tensor, 512, Dtype::fp32)), 1024, 1e-9);  // 2N
+  EXPECT_NEAR(cycles(vector_op(OpKind::tensor_scalar_reduce, 512)), 576, 1e-9);     // N + 64 read-out
+  Op select = vector_op(OpKind::select, 512);
+  EXPECT_NEAR(cycles(select), 1024, 1e-9);                                          // both in SBUF: 2N
+  select.input_in_psum = true;
+  EXPECT_NEAR(cycles(select), 512, 1e-9);                                           // N
+  EXPECT_NEAR(cycles(vector_op(OpKind::affine_select, 512, Dtype::bf16, Engine::gpsimd)), 150 + 512, 1e-9);
+  EXPECT_NEAR(cycles(vector_op(OpKind::reciprocal, 512)), 4096, 1e-9);              // 8N
+  EXPECT_NEAR(cycles(vector_op(OpKind::max8, 512)), 512, 1e-9);
+  EXPECT_NEAR(cycles(vector_op(OpKind::copy_dynamic, 512)), 600, 1e-9);             // its 600-cycle floor
+  // VectorE exponential (NeuronCore-v4): 4x ScalarE's exp on trn3, N / 4.
+  EXPECT_NEAR(cycles(vector_op(OpKind::exponential, 512)), 128, 1e-9);
+  // An accumulate flag adds the 64-cycle accumulator read-out: activation max(64, 512) + 64.
+  Op act = vector_op(OpKind::activation, 512, Dtype::bf16, Engine::scalar);
+  act.accumulate = true;
+  EXPECT_NEAR(cycles(act), 576, 1e-9);
+}
+
+TEST(CostModel, LatencyIsSeparateFromTheIntervalAndTableLoadsCostTheirCycles) {
+  HardwareConfig hw = trn3();
+  // Tensor: 128 cycles at 2.4 GHz = 53333 ps; vector/scalar/gpsimd: 370 cycles at 1.2 GHz = 308333 ps.
+  EXPECT_EQ(op_latency_ps(vector_op(OpKind::matmul, 512, Dtype::bf16, Engine::tensor), hw), 53333);
+  EXPECT_EQ(op_latency_ps(vector_op(OpKind::tensor_copy, 512), hw), 308333);
+  EXPECT_EQ(op_latency_ps(vector_op(OpKind::activation, 512, Dtype::bf16, Engine::scalar), hw), 308333);
+  // An explicit duration or cycle count is the whole cost: no latency on top.
+  Op fixed = vector_op(OpKind::tensor_copy, 512);
+  fixed.duration_ps = 1000;
+  EXPECT_EQ(op_latency_ps(fixed, hw), 0);
+  // The activation-table load: 1570 ScalarE cycles / 1.2 GHz = 1308333 ps.
+  EXPECT_EQ(table_load_ps(hw), 1308333);
+}
+
+}  // namespace
+}  // namespace stasim::cost
