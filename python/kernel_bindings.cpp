@@ -5,10 +5,7 @@
 
 #include <memory>
 
-#include "kernels/shipped_kernels.hpp"
-#include "sim/core/input_error.hpp"
-#include "sim/reports/result_report.hpp"
-#include "sim/studies/config_paths.hpp"
+#include "stasim/kernel.hpp"
 
 namespace py = pybind11;
 
@@ -60,7 +57,7 @@ class PyKernel {
   KernelProgram& program() { return *program_; }
   py::object simulate() {
     const SimResult result = program_->simulate();
-    return json_to_python(result_json(program_->graph(), program_->hw(), result));
+    return json_to_python(kernel_json(*program_, result));
   }
 
  private:
@@ -187,12 +184,8 @@ void bind_kernel(py::module_& m) {
   m.def("kernel", [](const std::string& name, const std::string& hw, const std::map<std::string, std::int64_t>& args,
                      const std::vector<std::string>& sets) {
     return checked([&] {
-      const ShippedKernel& shipped = shipped_kernel(name);
-      const KernelArgs full = kernel_args(shipped, KernelArgs(args.begin(), args.end()));
-      KernelProgram program(load_hardware_config(hw.empty() ? shipped.hardware : hw, sets), shipped.name);
-      shipped.build(program, full);
-      const SimResult result = program.simulate();
-      return json_to_python(result_json(program.graph(), program.hw(), result));
+      const KernelRun run = run_shipped_kernel(name, KernelArgs(args.begin(), args.end()), hw, sets);
+      return json_to_python(kernel_json(*run.program, run.result));
     });
   }, "Run a shipped kernel (`stasim kernel --list`); returns the document of `stasim kernel NAME --json`",
      py::arg("name"), py::kw_only(), py::arg("hw") = "", py::arg("args") = std::map<std::string, std::int64_t>{},

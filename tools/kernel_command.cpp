@@ -1,13 +1,13 @@
 // `stasim kernel`: run a shipped kernel program (kernels/shipped_kernels.hpp) and report, as `stasim schedule` does.
 #include <iostream>
 
-#include "kernels/shipped_kernels.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/reports/trace_output.hpp"
 #include "sim/studies/config_paths.hpp"
 #include "sim/studies/resolved_configs.hpp"
+#include "stasim/kernel.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {
@@ -61,9 +61,9 @@ void run_kernel_command(const CLI::App& sub, const Invocation& invocation, const
   check_output_paths({{"--json", o.json}, {"--trace", o.trace}, {"--ops", o.ops},
                       {"--ops", o.ops.empty() ? "" : o.ops + ".meta.json"}},
                      {{"--hw", hw_option("--hw", hw_name)}});
-  KernelProgram program(load_hardware_config(hw_name, o.sets), kernel.name);
-  kernel.build(program, args);
-  const SimResult result = program.simulate();
+  const KernelRun run = run_shipped_kernel(kernel.name, args, hw_name, o.sets);
+  const KernelProgram& program = *run.program;
+  const SimResult& result = run.result;
   ResolvedConfigs configs;
   configs.hardware.push_back(resolved_hardware(hw_name, o.sets));
   nlohmann::json prov = provenance(sub, invocation, configs_json(configs));
@@ -75,7 +75,7 @@ void run_kernel_command(const CLI::App& sub, const Invocation& invocation, const
     print_summary(std::cout, program.graph(), program.hw(), result);
   }
   if (!o.json.empty()) {
-    nlohmann::json doc = result_json(program.graph(), program.hw(), result);
+    nlohmann::json doc = kernel_json(program, result);
     doc["provenance"] = prov;
     write_json_file(o.json, doc);
   }
