@@ -78,7 +78,7 @@ struct DataflowOptions {
   // The hybrid's code-word table T kept in FP32, its PSUM result's precision: the gathered rows are FP32 and their
   // reduction over the blocks runs on TensorE at the FP32 rate (a quarter). Which one the study's kernel keeps is
   // not public; FP32 is the structure the measured profiles choose (the six-layer TensorE time holds a part that
-  // neither reuse nor batching moves, which the FP32 reduction supplies: README "Known gaps"); `--no-fp32-table`
+  // neither reuse nor batching moves, which the FP32 reduction supplies: docs/fidelity.md "Known gaps"); `--no-fp32-table`
   // keeps it in BF16, as B, D and C_e are.
   bool fp32_table = true;
   // Without reuse (reuse_shared_projections false), recompute the table T per expert as well as z, as

@@ -60,7 +60,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   ASSERT_EQ(by_id.size(), 20u);
   // Every target within its tolerance (README Fidelity table) but one: with the DMA queues as rings and their
   // descriptor processing shared fairly, reuse's step (0.049 published) comes out at 0.065, 1.6pt over the
-  // 1.5pt tolerance, with no parameter at a bound (README "Known gaps": the whole step and the GpSimd descriptor
+  // 1.5pt tolerance, with no parameter at a bound (docs/fidelity.md "Known gaps": the whole step and the GpSimd descriptor
   // generation the next fidelity round models).
   for (const auto& [id, t] : by_id)
     EXPECT_EQ(t["pass"].get<bool>(), id != "ablation.reuse.reduction_vs_previous") << id << ": " << t.dump();
@@ -74,7 +74,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   EXPECT_GT(by_id["ablation.batching.reduction_vs_previous"]["predicted"].get<double>(), 0);
   // GpSimd time at the three equal-rate points, within 10% since the private loads' descriptors are GpSimd work
   // (software DGE, the same ~28.3 MB of J_e and C_e per core and six layers at every point) outside the
-  // instruction counts (README "Known gaps").
+  // instruction counts (docs/fidelity.md "Known gaps").
   EXPECT_LT(by_id["profile6.gpsimd_active_us_by_rate[d2_r0]"]["predicted"].get<double>(), 603 * 1.1);
   // Without reuse only z is recomputed per expert (T depends on neither the expert nor its routing), and the table
   // is FP32: over six layers at (4, 256) reuse saves 597.3 - 507.7 = 89.6 us of TensorE time (70 published) and
@@ -99,7 +99,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
   // published); attention is 3.03% of Qwen3's decoder weights; the critical engine at (2, 0) is right (GpSimd)
   // and at (8, 384) not yet (GpSimd instead of DMA with the all-reduces' transfers: GpSimd's descriptor
-  // generation for J_e and C_e, README "Known gaps"); every ablation step lowers TPOT, and batching cuts
+  // generation for J_e and C_e, docs/fidelity.md "Known gaps"); every ablation step lowers TPOT, and batching cuts
   // GpSimd's instructions 4x and its time.
   std::map<std::string, nlohmann::json> facts;
   for (const auto& f : doc["facts"]) facts[f["id"].get<std::string>()] = f;

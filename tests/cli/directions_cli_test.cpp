@@ -68,10 +68,10 @@ TEST(StudyDirections, VqOnlyAtTwoIsGpsimdBound) {
 // it). Not here since the DMA queues became rings with their descriptor processing shared fairly (the down
 // weights' loads no longer wait behind the next layer's prefetch, DMA 830.4 + collectives 697.3 = 1527.7 us of
 // the critical path): GpSimd leads with 1645.7 us, most of it generating J_e's and C_e's descriptors ahead of
-// the selections (software DGE, assumed; README "Known gaps").
+// the selections (software DGE, assumed; docs/fidelity.md "Known gaps").
 TEST(StudyDirections, TheHybridIsNotYetDmaBound) {
   EXPECT_EQ(run("--dataflow cardan").critical_engine, "gpsimd")
-      << "the hybrid at (8, 384) is now DMA-bound as measured: update README 'Known gaps' and this test";
+      << "the hybrid at (8, 384) is now DMA-bound as measured: update docs/fidelity.md 'Known gaps' and this test";
 }
 
 // Measured: VQ-only at (2, 0) is also slower than dense. Here it is not (6653.5 vs 7881.4 us; weight-sbuf 7303.8):
@@ -82,7 +82,7 @@ TEST(StudyDirections, TheHybridIsNotYetDmaBound) {
 // "Known gaps").
 TEST(StudyDirections, VqOnlyAtTwoIsNotYetSlowerThanDense) {
   EXPECT_LT(run("--dataflow vq-only --d 2").tpot_us, run("--dataflow dense").tpot_us)
-      << "VQ-only (2, 0) is now slower than dense as measured: update README 'Known gaps' and this test";
+      << "VQ-only (2, 0) is now slower than dense as measured: update docs/fidelity.md 'Known gaps' and this test";
 }
 
 // Batched decode on OLMoE-1B-7B (seeded routing 0): both dataflows load only the activated experts, once per
@@ -129,7 +129,7 @@ TEST(StudyDirections, OlmoeBatchesGrowBytesForBothAndTheHybridAdvantageGrows) {
 // the conversion round trip stays off the critical path.
 TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
   EXPECT_LT(run("--dataflow w4a8").tpot_us, run("--dataflow dense").tpot_us)
-      << "W4A8 is now slower than dense as measured: update README 'Known gaps' and this test";
+      << "W4A8 is now slower than dense as measured: update docs/fidelity.md 'Known gaps' and this test";
 }
 
 // Measured: summing the down projections across experts in PSUM (the running sum) makes the down step alone
@@ -144,7 +144,7 @@ TEST(StudyDirections, PsumRunningSumRaisesDensesTpotButNotYetTheHybrids) {
             run("--dataflow dense --down-schedule weight-sbuf").tpot_us);
   EXPECT_LT(run("--dataflow cardan --down-schedule weight-psum").tpot_us,
             run("--dataflow cardan --down-schedule weight-sbuf").tpot_us)
-      << "the PSUM running sum now raises the hybrid's TPOT as measured: update README 'Known gaps' and this test";
+      << "the PSUM running sum now raises the hybrid's TPOT as measured: update docs/fidelity.md 'Known gaps' and this test";
 }
 
 }  // namespace
