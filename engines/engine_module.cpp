@@ -47,6 +47,18 @@ void EngineModule::bind(RunState& state, std::uint32_t queue) {
   if (tile_grid_rows_ * tile_grid_columns_ > 32) tile_grid_rows_ = tile_grid_columns_ = 1;
   cell_free_ps_.assign(std::size_t{tile_grid_rows_} * tile_grid_columns_, 0);
   cell_holder_.assign(cell_free_ps_.size(), kNoOp);
+  all_cells_ = cell_free_ps_.size() >= 32 ? 0xFFFFFFFFu : (1u << cell_free_ps_.size()) - 1;
+  uniform_cells_ = true;
+  // Whether any matmul of this queue names a PE tile: if none does, every op takes the whole array.
+  tiled_ = false;
+  if (tensor_ && cell_free_ps_.size() > 1)
+    for (OpId v : state.graph().queues()[queue].ops) {
+      const Op& o = state.graph().op(v);
+      if (o.kind == OpKind::matmul && (o.tile_rows || o.tile_columns)) {
+        tiled_ = true;
+        break;
+      }
+    }
   throttle_.reset(state.hw().tensor);
   state.set_listener(queue, this);
 }
@@ -63,8 +75,8 @@ void EngineModule::wake(Picoseconds at_ps) {
 }
 
 std::uint32_t EngineModule::cells_of(OpId op) const {
-  const std::uint32_t all = cell_free_ps_.size() >= 32 ? 0xFFFFFFFFu : (1u << cell_free_ps_.size()) - 1;
-  if (!tensor_ || cell_free_ps_.size() == 1) return all;
+  const std::uint32_t all = all_cells_;
+  if (!tiled_) return all;
   const Op& o = state_->graph().op(op);
   if (o.kind != OpKind::matmul || (o.tile_rows == 0 && o.tile_columns == 0)) return all;
   const TensorEngineConfig& t = state_->hw().tensor;
@@ -127,7 +139,13 @@ void EngineModule::step() {
       break;
     }
     const std::uint32_t cells = cells_of(op);
-    const Picoseconds free = cells_free_ps(cells);
+    // Until an op uses part of the array, every cell holds the same time and op: cell 0 stands for all.
+    if (uniform_cells_ && cells != all_cells_) {
+      std::fill(cell_free_ps_.begin(), cell_free_ps_.end(), cell_free_ps_[0]);
+      std::fill(cell_holder_.begin(), cell_holder_.end(), cell_holder_[0]);
+      uniform_cells_ = false;
+    }
+    const Picoseconds free = uniform_cells_ ? cell_free_ps_[0] : cells_free_ps(cells);
     if (free > now) {  // the engine (or the PE tiles it needs) is still busy
       next = std::min(next, free);
       break;
@@ -163,22 +181,35 @@ void EngineModule::step() {
     // What held the engine up: the op that last used one of its cells.
     OpId holder = kNoOp;
     Picoseconds held_until = -1;
-    for (std::size_t i = 0; i < cell_free_ps_.size(); ++i)
-      if ((cells >> i & 1u) && cell_holder_[i] != kNoOp && cell_free_ps_[i] > held_until) {
-        held_until = cell_free_ps_[i];
-        holder = cell_holder_[i];
-      }
+    if (uniform_cells_) {
+      if (cell_holder_[0] != kNoOp) holder = cell_holder_[0], held_until = cell_free_ps_[0];
+    } else {
+      for (std::size_t i = 0; i < cell_free_ps_.size(); ++i)
+        if ((cells >> i & 1u) && cell_holder_[i] != kNoOp && cell_free_ps_[i] > held_until) {
+          held_until = cell_free_ps_[i];
+          holder = cell_holder_[i];
+        }
+    }
     state_->start(queue_, now, psum_wait_, holder, held_until);
     psum_wait_ = kNoOp;
-    for (std::size_t i = 0; i < cell_free_ps_.size(); ++i)
-      if (cells >> i & 1u) {
-        cell_free_ps_[i] = now + duration;
-        cell_holder_[i] = op;
-      }
+    if (cells == all_cells_) {
+      uniform_cells_ = true;  // the whole array: every cell now holds this op
+      cell_free_ps_[0] = now + duration;
+      cell_holder_[0] = op;
+    } else {
+      for (std::size_t i = 0; i < cell_free_ps_.size(); ++i)
+        if (cells >> i & 1u) {
+          cell_free_ps_[i] = now + duration;
+          cell_holder_[i] = op;
+        }
+    }
     last_op_ = op;
     last_start_ps_ = now;
     last_end_ps_ = now + duration;
-    pending_.push_back({op, now + duration, false});
+    // Its result is written when its latency after the interval is over; the engine itself is free at the
+    // interval's end (the cells above), which wakes it only when its next op is waiting for them.
+    const Picoseconds written = now + duration + (run.has_latency[op] ? run.queue_latency_ps[queue_] : 0);
+    pending_.push_back({op, written, true});
   }
   for (const Pending& p : pending_) next = std::min(next, p.at_ps);
   if (next == kNever) sc_core::next_trigger(wake_);

@@ -53,6 +53,9 @@ class EngineModule : public QueueListener {
   // When each cell of the engine is free (one cell except on a tiled TensorE), and the op that held it.
   std::vector<Picoseconds> cell_free_ps_;
   std::vector<OpId> cell_holder_;
+  std::uint32_t all_cells_ = 1;
+  bool uniform_cells_ = true;
+  bool tiled_ = false;            // some matmul of the queue names a PE tile     // every cell holds the same time and op (kept in cell 0 only)
   std::uint32_t tile_grid_rows_ = 1, tile_grid_columns_ = 1;
   // The last op started, when it started and when its interval ends (-1: none yet): a LoadStationary can hide
   // under it (tensor.background_load_stationary).
