@@ -139,17 +139,18 @@ void bind_kernel(py::module_& m) {
                         const std::string& name) {
         return checked([&] {
           InstructionOptions o = options(name, "");
-          if (tile_size.size() == 2) {
-            o.tile_rows = static_cast<std::uint8_t>(std::min<std::uint32_t>(tile_size[0], 128));
-            o.tile_columns = static_cast<std::uint8_t>(std::min<std::uint32_t>(tile_size[1], 128));
-          } else if (!tile_size.empty()) {
-            throw InputError("tile_size: expected (rows, columns)");
+          if (!tile_size.empty()) {
+            if (tile_size.size() != 2 || tile_size[0] < 1 || tile_size[0] > 128 || tile_size[1] < 1 || tile_size[1] > 128)
+              throw InputError("tile_size: expected (rows, columns), each between 1 and 128");
+            o.tile_rows = static_cast<std::uint8_t>(tile_size[0]);
+            o.tile_columns = static_cast<std::uint8_t>(tile_size[1]);
           }
-          if (tile_position.size() == 2) {
-            o.tile_row = static_cast<std::uint8_t>(std::min<std::uint32_t>(tile_position[0], 128));
-            o.tile_column = static_cast<std::uint8_t>(std::min<std::uint32_t>(tile_position[1], 128));
-          } else if (!tile_position.empty()) {
-            throw InputError("tile_position: expected (row, column)");
+          if (!tile_position.empty()) {
+            if (tile_size.empty()) throw InputError("tile_position: needs tile_size");
+            if (tile_position.size() != 2 || tile_position[0] > 127 || tile_position[1] > 127)
+              throw InputError("tile_position: expected (row, column), each between 0 and 127");
+            o.tile_row = static_cast<std::uint8_t>(tile_position[0]);
+            o.tile_column = static_cast<std::uint8_t>(tile_position[1]);
           }
           return k.program().matmul(dst, stationary, moving, accumulate, o);
         });

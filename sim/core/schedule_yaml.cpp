@@ -131,18 +131,19 @@ LoadedSchedule read_schedule(const YamlNode& root, const std::string& file) {
     r.finish();
     if (!func.empty() && !parse_activation_function(func, op.func))
       r.problem("func", "unknown activation function '" + func + "'" + suggest(func, activation_function_names()));
-    for (auto [key, values] : {std::pair<const char*, std::vector<std::int64_t>*>{"tile_position", &tile_position},
-                               {"tile_size", &tile_size}}) {
-      if (values->empty()) continue;
-      if (values->size() != 2 || (*values)[0] < 0 || (*values)[0] > 128 || (*values)[1] < 0 || (*values)[1] > 128)
-        r.problem(key, "expected [rows, columns], each at most 128");
-    }
-    if (tile_size.size() == 2 && tile_size[0] >= 0 && tile_size[0] <= 128 && tile_size[1] >= 0 && tile_size[1] <= 128) {
+    // A PE tile: its size [rows, columns] each 1 to 128, its position [row, column] each 0 to 127.
+    const bool size_ok = tile_size.size() == 2 && tile_size[0] >= 1 && tile_size[0] <= 128 && tile_size[1] >= 1 &&
+                         tile_size[1] <= 128;
+    if (!tile_size.empty() && !size_ok) r.problem("tile_size", "expected [rows, columns], each between 1 and 128");
+    if (!tile_position.empty() && (tile_position.size() != 2 || tile_position[0] < 0 || tile_position[0] > 127 ||
+                                   tile_position[1] < 0 || tile_position[1] > 127))
+      r.problem("tile_position", "expected [row, column], each between 0 and 127");
+    if (size_ok) {
       op.tile_rows = static_cast<std::uint8_t>(tile_size[0]);
       op.tile_columns = static_cast<std::uint8_t>(tile_size[1]);
     }
-    if (tile_position.size() == 2 && tile_position[0] >= 0 && tile_position[0] <= 128 && tile_position[1] >= 0 &&
-        tile_position[1] <= 128) {
+    if (tile_position.size() == 2 && tile_position[0] >= 0 && tile_position[0] <= 127 && tile_position[1] >= 0 &&
+        tile_position[1] <= 127) {
       op.tile_row = static_cast<std::uint8_t>(tile_position[0]);
       op.tile_column = static_cast<std::uint8_t>(tile_position[1]);
       if (tile_size.empty()) r.problem("tile_position", "needs tile_size");

@@ -199,6 +199,16 @@ TEST(ScheduleCli, BadInstructionKeysExitTwoNamingThePlace) {
                                  "tile_position: [0, 100], tile_size: [32, 32]}\n"));
   EXPECT_EQ(o.code, 2) << o.text;
   EXPECT_THAT(o.text, HasSubstr("op 'm': PE tile 32 x 32 at (0, 100) is not a tile of the 128 x 128 array"));
+  // A zero size is no tile (not the whole array taken silently); a position past the array is refused.
+  o = run("schedule --schedule " +
+          temp_file("zero.yaml", "ops:\n  - {name: m, engine: tensor, kind: matmul, k: 32, m: 32, n: 128, tile_size: [0, 0]}\n"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("ops[0].tile_size: expected [rows, columns], each between 1 and 128"));
+  o = run("schedule --schedule " +
+          temp_file("far.yaml", "ops:\n  - {name: m, engine: tensor, kind: matmul, k: 32, m: 32, n: 128, "
+                                "tile_size: [32, 32], tile_position: [128, 0]}\n"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("ops[0].tile_position: expected [row, column], each between 0 and 127"));
 }
 
 }  // namespace

@@ -205,6 +205,11 @@ class KernelTest(unittest.TestCase):
             k.load(k.sbuf("a", 128, 4), k.hbm("x", 128, 4).slice(row=0, rows=128, col=0, cols=4), issuer="dma9")
         with self.assertRaisesRegex(ValueError, "unknown dtype"):
             k.sbuf("b", 128, 4, "bf17")
+        a, b, acc = k.sbuf("s", 32, 32), k.sbuf("m", 32, 128), k.psum("p", 32, 128)
+        with self.assertRaisesRegex(ValueError, "tile_size: expected"):
+            k.matmul(acc, a, b, tile_size=(300, 32))
+        with self.assertRaisesRegex(ValueError, "tile_position: needs tile_size"):
+            k.matmul(acc, a, b, tile_position=(0, 32))
 
 
 class TutorialExampleTest(unittest.TestCase):
