@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "stasim/stasim.hpp"
+#include "sim/core/build_info.hpp"
 #include "sim/studies/resolved_configs.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_runner.hpp"
@@ -164,6 +165,8 @@ PYBIND11_MODULE(stasim, m) {
   // SystemC prints its banner when the first simulation context is created unless this is set.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "DISABLE", 1);
   m.doc() = "stasim: cycle-approximate simulator of scratchpad-based tensor accelerators (MoE decode study)";
+  // The version `stasim --version` prints (the build's git description is in every result's provenance).
+  m.attr("__version__") = stasim::stasim_version();
   m.def("run", &run,
         "Simulate one decode step; returns the document of `stasim run --json` as a dict.",
         py::kw_only(), py::arg("model") = "qwen3-30b-a3b", py::arg("dataflow") = "cardan",

@@ -223,3 +223,10 @@ class TutorialExampleTest(unittest.TestCase):
             shipped = stasim.kernel(name, args={"M": 2048, "K": 1024, "N": 1024})
             self.assertEqual(mine["total_ns"], shipped["total_ns"], name)
             self.assertEqual([o["end_ns"] for o in mine["ops"]], [o["end_ns"] for o in shipped["ops"]], name)
+
+
+class VersionTest(unittest.TestCase):
+    def test_version_is_the_cli_version(self):
+        # `stasim --version` prints "stasim 0.1.0 (git ...)": the module's __version__ is that number.
+        self.assertRegex(stasim.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
+        self.assertIn("stasim " + stasim.__version__ + " ", cli("--version"))
