@@ -70,4 +70,29 @@ TEST(Plot, QualityPlotsFromASweepWithNmse) {
   EXPECT_TRUE(png(tmp("nmse.png")));
 }
 
+TEST(Plot, FormatsResolutionAndInputThatIsNotWhatItReads) {
+  Output o = stasim::test::run_stasim("compare --layers 1 --quiet --down-schedule weight-sbuf --json " + tmp("fmt.json"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  // PDF and SVG follow the extension; a PNG at 300 dpi is larger than at the default 100.
+  o = plot("engines " + tmp("fmt.json") + " --out " + tmp("engines.pdf"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_TRUE(std::filesystem::exists(tmp("engines.pdf")));
+  o = plot("engines " + tmp("fmt.json") + " --out " + tmp("engines.svg"));
+  ASSERT_EQ(o.code, 0) << o.text;
+  ASSERT_EQ(plot("engines " + tmp("fmt.json") + " --out " + tmp("e100.png")).code, 0);
+  ASSERT_EQ(plot("engines " + tmp("fmt.json") + " --dpi 300 --out " + tmp("e300.png")).code, 0);
+  EXPECT_GT(std::filesystem::file_size(tmp("e300.png")), 2 * std::filesystem::file_size(tmp("e100.png")));
+  // An extension matplotlib would guess at, a bad resolution, a JSON that is not a run: exit 2, no traceback.
+  o = plot("engines " + tmp("fmt.json") + " --out " + tmp("engines.parquet"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("the file's extension names its format: .png, .pdf or .svg"));
+  o = plot("engines " + tmp("fmt.json") + " --dpi 0 --out " + tmp("x.png"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr("--dpi 0: must be between 10 and 2400"));
+  stasim::test::run_shell("echo '{\"dataflows\": [{\"nothing\": 1}]}' > " + tmp("odd.json"));
+  o = plot("engines " + tmp("odd.json") + " --out " + tmp("x.png"));
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, testing::Not(HasSubstr("Traceback")));
+}
+
 }  // namespace
