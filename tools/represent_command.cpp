@@ -185,6 +185,8 @@ void run_represent(const CLI::App& sub, const Invocation& invocation, const Repr
                      {{"--model", model_option("--model", o.model)},
                       {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights},
                       {"--activations", o.activations.rfind("synthetic", 0) == 0 ? "" : o.activations}});
+  check_output_writable("--out", o.out);  // before the build: a folder it cannot write in, a name too long
+  check_output_writable("--json", o.json);
   const ModelSpec model = load_model(resolve_model(o.model));
   ResolvedConfigs configs;
   configs.models.push_back(resolved_model(o.model));

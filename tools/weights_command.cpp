@@ -29,6 +29,7 @@ void run_export(const ExportOptions& o) {
   if (o.shards <= 1) require_replaceable(o.out, "the checkpoint");
   check_output_paths({{"--out", o.out}}, {{"--model", model_option("--model", o.model)},
                                           {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights}});
+  if (o.shards <= 1) check_output_writable("--out", o.out);
   ModelSpec model = load_model(resolve_model(o.model));
   WeightsSource source = WeightsSource::parse(o.weights);
   if (o.dtype != "bf16" && o.dtype != "f32") throw InputError("--dtype '" + o.dtype + "': expected bf16 or f32");
