@@ -34,6 +34,9 @@ void run_export(const ExportOptions& o) {
   WeightsSource source = WeightsSource::parse(o.weights);
   if (o.dtype != "bf16" && o.dtype != "f32") throw InputError("--dtype '" + o.dtype + "': expected bf16 or f32");
   if (o.layer < -1) throw InputError("--layer " + std::to_string(o.layer) + ": a layer index is 0 or more (-1: the first MoE layer)");
+  if (o.layer >= model.layers)
+    throw InputError("--layer " + std::to_string(o.layer) + ": " + model.name + " has " + std::to_string(model.layers) +
+                     " layers (0.." + std::to_string(model.layers - 1) + ")");
   const int layer = o.layer >= 0 ? o.layer : first_moe_layer(model);
   if (source.synthetic) {
     // The checkpoint carries the model's names, so it must have the model's shapes: H and I default to the

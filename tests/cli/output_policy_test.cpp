@@ -236,8 +236,11 @@ TEST(OutputPolicy, AnOutThatCannotBeWrittenIsRefusedBeforeAnySimulation) {
     EXPECT_LT(seconds, 30.0) << c.command;
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0);  // nothing written
+}
 
-  // A folder it may not write in (not testable as root, who may write anywhere).
+TEST(OutputPolicy, AnOutInAFolderThatCannotBeWrittenIsRefusedBeforeAnySimulation) {
+  const fs::path dir = scratch("readonly");
+  // Not testable as root, who may write anywhere.
   if (::geteuid() == 0) GTEST_SKIP() << "running as root: folder permissions do not apply";
   fs::create_directories(dir / "readonly");
   fs::permissions(dir / "readonly", fs::perms::owner_read | fs::perms::owner_exec);
@@ -277,6 +280,38 @@ TEST(OutputPolicy, TenThousandUnknownDepsAndAFourMegabyteNameAreReportedAtOnce) 
   EXPECT_THAT(huge.text, HasSubstr("deps: unknown op '" + std::string(256, 'x') + "... (4194304 characters)'"));
   EXPECT_LT(huge.text.size(), 10000u);
   EXPECT_LT(huge_seconds, 20.0);
+}
+
+// ---- 9. Left from the last round: values refused with exit 2 ---------------------------------------------------
+
+TEST(InputRefusals, RepresentAndExportRefuseNegativeThreadsAndALayerBeyondTheModel) {
+  const std::string represent = "represent --weights synthetic:hidden=64,intermediate=32,experts=4 --d 4 --r 8 --K 16 ";
+  Output threads = run_stasim(represent + "--threads=-1");
+  EXPECT_EQ(threads.code, 2) << threads.text;
+  EXPECT_THAT(threads.text, HasSubstr("--threads -1: 0 (all cores) or more"));
+  for (const std::string& command : {represent + "--layer 1000000", "export-weights --layer 1000000 --out " + (scratch("layer") / "w.safetensors").string()}) {
+    Output layer = run_stasim(command);
+    EXPECT_EQ(layer.code, 2) << command << "\n" << layer.text;
+    EXPECT_THAT(layer.text, HasSubstr("--layer 1000000: Qwen3-30B-A3B has 48 layers (0..47)")) << command;
+  }
+}
+
+TEST(InputRefusals, AJsonKeyTwiceIsRefused) {
+  const fs::path dir = scratch("json");
+  put(dir / "routes.json", "{\"ids\": [[0, 1]], \"ids\": [[2, 3]]}\n");
+  Output o = run_stasim("run --layers 1 --routes " + (dir / "routes.json").string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr((dir / "routes.json").string() + ": key 'ids' appears twice in one object"));
+}
+
+TEST(InputRefusals, ValidateWithAMissingHardwareInTheReferenceIsBadInput) {
+  const fs::path dir = scratch("reference_hw");
+  std::string reference = slurp(shipped("configs/reference/published.yaml"));
+  reference.replace(reference.find("hardware: trn3"), 14, "hardware: ./nohw.yaml");
+  put(dir / "ref.yaml", reference);
+  Output o = run_stasim("validate --quiet --reference " + (dir / "ref.yaml").string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr((dir / "ref.yaml").string() + ":10:1: hardware: no file './nohw.yaml'"));
 }
 
 }  // namespace
