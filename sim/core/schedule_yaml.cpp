@@ -158,6 +158,11 @@ LoadedSchedule read_schedule(const YamlNode& root, const std::string& file) {
     if (!parse_location(dst, op.dst, dst_peer)) r.problem("dst", "expected hbm, sbuf, psum or coreN, got '" + dst + "'");
     if (op.dst == Location::peer) op.peer_core = dst_peer;
     r.check(core < 256, "core", "must be below 256");
+    // An exchange moves data between two cores: its peer is never the op's own core.
+    if ((op.src == Location::peer || op.dst == Location::peer) && core < 256 && op.peer_core == core)
+      r.problem(op.dst == Location::peer ? "dst" : "src",
+                "core" + std::to_string(core) + " is the op's own core (core: " + std::to_string(core) +
+                    "); an exchange goes to another core");
     r.check(queue < 65536, "queue", "must be below 65536");
     r.check(queue == 0 || op.engine == Engine::dma, "queue", "only DMA ops have a queue");
     // Bounded so that a duration in integer picoseconds cannot overflow, even summed over many ops.

@@ -304,6 +304,16 @@ TEST(InputRefusals, AJsonKeyTwiceIsRefused) {
   EXPECT_THAT(o.text, HasSubstr((dir / "routes.json").string() + ": key 'ids' appears twice in one object"));
 }
 
+TEST(InputRefusals, AScheduleExchangeToItsOwnCoreIsRefused) {
+  const fs::path dir = scratch("exchange");
+  put(dir / "self.yaml", "ops:\n  - {name: send, engine: dma, core: 1, bytes: 2048, partitions: 1, src: sbuf, dst: core1}\n");
+  Output o = run_stasim("schedule --schedule " + (dir / "self.yaml").string());
+  EXPECT_EQ(o.code, 2) << o.text;
+  EXPECT_THAT(o.text, HasSubstr((dir / "self.yaml").string() +
+                                ":2:79: ops[0].dst: core1 is the op's own core (core: 1); an exchange goes to another core"));
+  EXPECT_EQ(run_stasim("schedule --quiet --schedule " + shipped("configs/schedules/cross_core_reduce.yaml").string()).code, 0);
+}
+
 TEST(InputRefusals, ValidateWithAMissingHardwareInTheReferenceIsBadInput) {
   const fs::path dir = scratch("reference_hw");
   std::string reference = slurp(shipped("configs/reference/published.yaml"));
