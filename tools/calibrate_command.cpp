@@ -256,7 +256,12 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     check_output_path("--out", output);
     require_replaceable(output, "the calibrated overlay");  // before the fit, not after it
     check_output_path("--json", cal->json);
+    check_output_writable("--out", output);
+    check_output_writable("--json", cal->json);
     const std::string base_path = hw_option("--hw", cal->fit.base_hw);
+    load_hardware_config(cal->fit.base_hw, {});  // reads the base: chain, checked against the outputs
+    check_output_paths({{"--out", output}, {"--json", cal->json}},
+                       {{"--reference", resolve_config_path(cal->reference)}, {"--hw", base_path}});
     const std::string base = overlay_base_reference(base_path, output);
     check_fixed_sets(cal->fit);
     cal->fit.options = reference_run_options(cal->fit.options);
@@ -313,6 +318,10 @@ void register_calibration_commands(CLI::App& app, const Invocation& invocation) 
     ResolvedConfigs configs;
     configs.hardware.push_back(resolved_hardware(val->hw, val->sets));
     configs.files.push_back({"reference", val->reference, resolve_config_path(val->reference)});
+    // Every file read so far (the reference, the hardware and its base: chain, the reference's hardware) is an
+    // input no output may replace.
+    check_output_paths({{"--json", val->json}, {"--dump-config", val->dump_config}},
+                       {{"--reference", resolve_config_path(val->reference)}, {"--hw", hw_option("--hw", val->hw)}});
     if (!val->dump_config.empty()) write_text_file(val->dump_config, config_dump_text(configs), "config dump");
     PredictionSetup setup;
     setup.hw = val->hw;

@@ -9,6 +9,7 @@
 
 #include "sim/core/build_info.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/output_file.hpp"
 
 namespace stasim::cli {
@@ -56,6 +57,7 @@ int run(int argc, char** argv) {
   // where its reason is still known (stdout_error below).
   if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 20);
   watch_stdout();
+  record_input_files();  // the output policy: no output replaces a file this command read
   CLI::App app{"stasim: cycle-approximate simulator of scratchpad-based tensor accelerators", "stasim"};
   app.require_subcommand(1);
   // Every option keeps its default as text, so a result's provenance lists the value of each option.

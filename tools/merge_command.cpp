@@ -34,6 +34,8 @@ void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOpt
   std::vector<NamedPath> parts;
   for (const std::string& path : o.inputs) parts.push_back({"a part", path});
   check_output_paths({{"--out", o.out}, {"--out", o.out + ".meta.json"}}, parts);
+  check_output_writable("--out", o.out);
+  check_output_writable("--out", o.out + ".meta.json");
   const std::filesystem::path folder = std::filesystem::path(o.out).parent_path();
   std::error_code error;
   if (!folder.empty() && !std::filesystem::is_directory(folder, error)) {

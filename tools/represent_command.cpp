@@ -177,6 +177,7 @@ nlohmann::json table_json(const RepresentOptions& o, const LayerWeights& w, cons
 }
 
 void run_represent(const CLI::App& sub, const Invocation& invocation, const RepresentOptions& o) {
+  if (o.threads < 0) throw InputError("--threads " + std::to_string(o.threads) + ": 0 (all cores) or more");
   check_output_path("--out", o.out);
   check_output_path("--json", o.json);
   // Refused before the (minutes-long) build: outputs that collide, or that would overwrite an input.
@@ -185,6 +186,8 @@ void run_represent(const CLI::App& sub, const Invocation& invocation, const Repr
                      {{"--model", model_option("--model", o.model)},
                       {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights},
                       {"--activations", o.activations.rfind("synthetic", 0) == 0 ? "" : o.activations}});
+  check_output_writable("--out", o.out);  // before the build: a folder it cannot write in, a name too long
+  check_output_writable("--json", o.json);
   const ModelSpec model = load_model(resolve_model(o.model));
   ResolvedConfigs configs;
   configs.models.push_back(resolved_model(o.model));
@@ -197,6 +200,9 @@ void run_represent(const CLI::App& sub, const Invocation& invocation, const Repr
   if (source.synthetic && !source.has_key("seed")) source.synthetic_config.seed = o.seed;
   source.experts = o.experts;
   if (o.layer < -1) throw InputError("--layer " + std::to_string(o.layer) + ": a layer index is 0 or more (-1: the first MoE layer)");
+  if (o.layer >= model.layers)
+    throw InputError("--layer " + std::to_string(o.layer) + ": " + model.name + " has " + std::to_string(model.layers) +
+                     " layers (0.." + std::to_string(model.layers - 1) + ")");
   const int layer = o.layer >= 0 ? o.layer : first_moe_layer(model);
   const LayerWeights weights = source.load(model, layer, model.gated ? std::vector<std::string>{"gate", "up"}
                                                                        : std::vector<std::string>{"up"});

@@ -139,6 +139,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
     check_switch_needs(o.request);
     check_outputs(o, {""});
     const ResolvedConfigs configs = run_configs(o.request);
+    check_outputs(o, {""});  // again with every file read: the hardware's base: chain
     if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
     const nlohmann::json prov = provenance(*run, invocation, configs_json(configs));
     DecodeRun result = sim->run(o.request);
@@ -166,6 +167,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
     for (const auto& n : names) sim->registry().find(n);  // unknown names fail before any simulation
     const ResolvedConfigs configs = run_configs(cmp_opts->request);
+    check_outputs(*cmp_opts, names);  // again with every file read: the hardware's base: chain
     if (!cmp_opts->dump_config.empty())
       write_text_file(cmp_opts->dump_config, config_dump_text(configs), "config dump");
     const nlohmann::json prov = provenance(*cmp, invocation, configs_json(configs));

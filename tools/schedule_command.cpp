@@ -27,15 +27,18 @@ void run_schedule(const CLI::App& sub, const Invocation& invocation, const Sched
                                      {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}})
     check_output_path(option, path);
   std::string schedule_path = resolve_config_path(o.schedule);
-  check_output_paths({{"--json", o.json}, {"--trace", o.trace}, {"--dot", o.dot}, {"--ops", o.ops},
-                      {"--ops", o.ops.empty() ? "" : o.ops + ".meta.json"}, {"--dump-config", o.dump_config}},
-                     {{"--schedule", schedule_path}, {"--hw", hw_option("--hw", o.hw)}});
+  const std::vector<NamedPath> outputs = {{"--json", o.json}, {"--trace", o.trace}, {"--dot", o.dot}, {"--ops", o.ops},
+                                          {"--ops", o.ops.empty() ? "" : o.ops + ".meta.json"},
+                                          {"--dump-config", o.dump_config}};
+  const std::vector<NamedPath> inputs = {{"--schedule", schedule_path}, {"--hw", hw_option("--hw", o.hw)}};
+  check_output_paths(outputs, inputs);
   HardwareConfig hw = load_hardware_config(o.hw, o.sets);
   ResolvedConfigs configs;
   configs.hardware.push_back(resolved_hardware(o.hw, o.sets));
   configs.files.push_back({"schedule", o.schedule, schedule_path});
-  if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
   LoadedSchedule schedule = load_schedule(schedule_path);
+  check_output_paths(outputs, inputs);  // again with every file read: the hardware's base: chain
+  if (!o.dump_config.empty()) write_text_file(o.dump_config, config_dump_text(configs), "config dump");
   const nlohmann::json prov = provenance(sub, invocation, configs_json(configs));
   SimResult result;
   try {

@@ -15,6 +15,7 @@
 
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/output_file.hpp"
 #include "tools/cli.hpp"
 #include "sim/studies/request_switches.hpp"
@@ -233,7 +234,10 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   if (!o.config.empty()) inputs.push_back({"--config", sweep_config_path(o.config)});
   for (const std::string& model : spec.models) inputs.push_back({"--models", resolve_model(model)});
   if (!spec.base.routes.empty()) inputs.push_back({"--routes", spec.base.routes});
+  if (!spec.weights.empty() && spec.weights.rfind("synthetic", 0) != 0) inputs.push_back({"--weights", spec.weights});
   check_output_paths({{"--out", o.out}, {"--out", o.out + ".meta.json"}}, inputs);
+  check_output_writable("--out", o.out);  // before any simulation: a folder it cannot write in, a name too long
+  check_output_writable("--out", o.out + ".meta.json");
   std::vector<SweepPoint> grid = expand(spec, registry);
   if (grid.empty()) throw InputError("the grid is empty");
   std::size_t shard = 0, shards = 1;
@@ -268,6 +272,7 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   SweepTable previous;
   if (o.resume) {
     previous = read_sweep_table(o.out);
+    forget_input_file(o.out);  // read back on purpose: the file this sweep continues
     check_resumed_rows(previous, grid, o.out);
     // Only rows can be of another setup: a .meta.json left beside a removed or empty output says nothing.
     if (!previous.rows.empty()) check_resumed_setup(o.out, grid_info);
@@ -308,6 +313,7 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 
   std::vector<SweepRow> rows = read_sweep_rows(o.out);
+  forget_input_file(o.out);  // its own rows, read back to be finalized in place
   finalize(rows);
   write_sweep_rows(o.out, rows);
 

@@ -29,10 +29,14 @@ void run_export(const ExportOptions& o) {
   if (o.shards <= 1) require_replaceable(o.out, "the checkpoint");
   check_output_paths({{"--out", o.out}}, {{"--model", model_option("--model", o.model)},
                                           {"--weights", o.weights.rfind("synthetic", 0) == 0 ? "" : o.weights}});
+  if (o.shards <= 1) check_output_writable("--out", o.out);
   ModelSpec model = load_model(resolve_model(o.model));
   WeightsSource source = WeightsSource::parse(o.weights);
   if (o.dtype != "bf16" && o.dtype != "f32") throw InputError("--dtype '" + o.dtype + "': expected bf16 or f32");
   if (o.layer < -1) throw InputError("--layer " + std::to_string(o.layer) + ": a layer index is 0 or more (-1: the first MoE layer)");
+  if (o.layer >= model.layers)
+    throw InputError("--layer " + std::to_string(o.layer) + ": " + model.name + " has " + std::to_string(model.layers) +
+                     " layers (0.." + std::to_string(model.layers - 1) + ")");
   const int layer = o.layer >= 0 ? o.layer : first_moe_layer(model);
   if (source.synthetic) {
     // The checkpoint carries the model's names, so it must have the model's shapes: H and I default to the

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/core/json_input.hpp"
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
@@ -130,7 +131,7 @@ RoutingTrace read_yaml(const std::string& text, const std::string& path, std::in
 RoutingTrace read_json(const std::string& text, const std::string& path, std::int64_t experts) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text);
+    doc = parse_json_input(text, path);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path + ": malformed JSON: " + e.what());
   } catch (const nlohmann::json::out_of_range& e) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/json_input.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
 #include "workloads/fp16.hpp"
@@ -129,7 +130,7 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
 
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(text);
+    header = parse_json_input(text, path_);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path_ + ": the header is not valid JSON (" + e.what() + ")");
   }

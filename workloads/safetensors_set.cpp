@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/json_input.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
 
@@ -42,7 +43,7 @@ SafetensorsSet::SafetensorsSet(const std::string& path) : path_(path) {
   }
   nlohmann::json index;
   try {
-    index = nlohmann::json::parse(read_input_file(file, "the index"));
+    index = parse_json_input(read_input_file(file, "the index"), file);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(file + ": the index is not valid JSON (" + e.what() + ")");
   }

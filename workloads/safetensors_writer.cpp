@@ -79,25 +79,14 @@ void SafetensorsWriter::write(const std::string& path) const {
   text.append((8 - text.size() % 8) % 8, ' ');
   // Written beside the target and renamed over it, so a reader never sees half a checkpoint; the tensors are
   // streamed (they can be gigabytes), every write checked.
-  require_replaceable(path, "the safetensors file");
-  std::string temporary = path + ".tmp";
-  try {
-    OutputAppender out(temporary, true, "the safetensors file");
-    std::string length(8, '\0');
-    for (int b = 0; b < 8; ++b) length[static_cast<size_t>(b)] = static_cast<char>(static_cast<std::uint64_t>(text.size()) >> (8 * b));
-    out.append(length);
-    out.append(text);
-    for (const auto& item : tensors_) out.append(item.second.bytes.data(), item.second.bytes.size());
-    out.close();
-  } catch (...) {
-    std::remove(temporary.c_str());
-    throw;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    int error = errno;
-    std::remove(temporary.c_str());
-    throw InputError(path + ": cannot write the safetensors file (" + std::strerror(error) + ")");
-  }
+  // A private temporary (mkstemp) per writer: two exports to one --out each rename a whole file of their own.
+  ReplacingOutput out(path, "the safetensors file");
+  std::string length(8, '\0');
+  for (int b = 0; b < 8; ++b) length[static_cast<size_t>(b)] = static_cast<char>(static_cast<std::uint64_t>(text.size()) >> (8 * b));
+  out.append(length);
+  out.append(text);
+  for (const auto& item : tensors_) out.append(item.second.bytes.data(), item.second.bytes.size());
+  out.commit();
 }
 
 }  // namespace stasim

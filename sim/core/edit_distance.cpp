@@ -24,27 +24,40 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return previous[n];
 }
 
+std::string shown_word(const std::string& word) {
+  if (word.size() <= kMaxComparedLength) return word;
+  return word.substr(0, kMaxComparedLength) + "... (" + std::to_string(word.size()) + " characters)";
+}
+
 std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.size() > kMaxComparedLength) return "";
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::string best;
   std::size_t best_distance = limit + 1;
   std::string prefix_match;
+  std::size_t compared = 0;
   for (const std::string& candidate : candidates) {
+    if (compared == kMaxComparedCandidates) break;
+    if (candidate.size() > kMaxComparedLength) continue;
+    ++compared;
+    if (prefix_match.empty() && word.size() >= 2 && candidate.size() > word.size() &&
+        candidate.compare(0, word.size(), word) == 0)
+      prefix_match = candidate;
+    // The distance is at least the difference of the lengths: a candidate that far off cannot win.
+    const std::size_t apart = candidate.size() > word.size() ? candidate.size() - word.size() : word.size() - candidate.size();
+    if (apart >= best_distance) continue;
     const std::size_t d = edit_distance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
       best = candidate;
     }
-    if (prefix_match.empty() && word.size() >= 2 && candidate.size() > word.size() &&
-        candidate.compare(0, word.size(), word) == 0)
-      prefix_match = candidate;
   }
   return best.empty() ? prefix_match : best;
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   const std::string near = nearest_match(word, candidates);
-  return near.empty() ? "" : " (did you mean '" + near + "'?)";
+  return near.empty() ? "" : " (did you mean '" + shown_word(near) + "'?)";
 }
 
 }  // namespace stasim

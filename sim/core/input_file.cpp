@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "sim/core/input_error.hpp"
 
@@ -29,7 +30,50 @@ void require_regular(const struct stat& info, const std::string& path, const std
     throw InputError(path + ": " + what + " must be a regular file, not " + file_type_name(info.st_mode));
 }
 
+struct InputRecord {
+  std::mutex mutex;
+  bool on = false;
+  std::vector<RecordedInput> files;
+};
+InputRecord& input_record() {
+  static InputRecord* const record = new InputRecord;  // never destroyed: read by code running at exit
+  return *record;
+}
+
+void record(const std::string& path, const struct stat& info) {
+  InputRecord& r = input_record();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!r.on || r.files.size() >= kMaxRecordedInputs) return;
+  for (const RecordedInput& f : r.files)
+    if (f.device == static_cast<std::uint64_t>(info.st_dev) && f.inode == static_cast<std::uint64_t>(info.st_ino)) return;
+  r.files.push_back({path, static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino)});
+}
+
 }  // namespace
+
+void record_input_files() {
+  InputRecord& r = input_record();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.on = true;
+}
+
+std::vector<RecordedInput> recorded_input_files() {
+  InputRecord& r = input_record();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.files;
+}
+
+void forget_input_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return;
+  InputRecord& r = input_record();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto it = r.files.begin(); it != r.files.end();)
+    if (it->device == static_cast<std::uint64_t>(info.st_dev) && it->inode == static_cast<std::uint64_t>(info.st_ino))
+      it = r.files.erase(it);
+    else
+      ++it;
+}
 
 std::string file_type_name(unsigned mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -45,6 +89,7 @@ std::uint64_t regular_file_size(const std::string& path, const std::string& what
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw InputError(path + ": cannot open " + what + " (" + os_reason(errno) + ")");
   require_regular(info, path, what);
+  record(path, info);
   return static_cast<std::uint64_t>(info.st_size);
 }
 
@@ -55,6 +100,7 @@ std::string read_input_file(const std::string& path, const std::string& what, st
   struct stat info {};
   if (::fstat(file.fd, &info) != 0) throw InputError(path + ": cannot read " + what + " (" + os_reason(errno) + ")");
   require_regular(info, path, what);
+  record(path, info);
   auto too_large = [&] {
     return InputError(path + ": " + what + " is larger than the " + megabytes(limit) +
                       " an input file may have (README \"Robustness\")");

@@ -58,12 +58,63 @@ mode_t new_file_mode() {
 
 }  // namespace
 
+namespace {
+
+// A device or pipe written directly: an existing file that is not regular, or a path into /dev or /proc
+// (/dev/stdout redirected to a regular file must be written through the shell's descriptor, not renamed over).
+bool streams_directly(const std::string& path) {
+  if (path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) return true;
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
+}
+
+// The last guard of the policy: `target` is no file this command read.
+void refuse_recorded_input(const std::string& path, const std::string& target, const std::string& what) {
+  struct stat info {};
+  if (::stat(target.c_str(), &info) != 0) return;
+  for (const RecordedInput& input : recorded_input_files())
+    if (input.device == static_cast<std::uint64_t>(info.st_dev) && input.inode == static_cast<std::uint64_t>(info.st_ino))
+      throw InputError(path + ": cannot write " + what + " over " + input.path +
+                       ", an input this command read (writing it would destroy the input); name another file");
+}
+
+// A private temporary beside `target`: "TARGET.tmp.XXXXXX" created by mkstemp (O_EXCL: never an existing file,
+// never through a symbolic link), with the mode the replaced file has (or a new file's).
+int make_temporary(const std::string& path, const std::string& target, const std::string& what, std::string& temporary) {
+  struct stat old {};
+  const mode_t mode = ::stat(target.c_str(), &old) == 0 ? (old.st_mode & 07777) : new_file_mode();
+  temporary = target + ".tmp.XXXXXX";
+  int fd = ::mkstemp(temporary.data());
+  if (fd < 0) {
+    const int error = errno;
+    temporary.clear();
+    if (error == ENAMETOOLONG)
+      throw InputError(path + ": cannot write " + what + " (" + std::strerror(error) + ": its temporary '" +
+                       fs::path(target).filename().string() + ".tmp.XXXXXX' beside it is too long a name; use a shorter name)");
+    throw write_error(path, what, error);
+  }
+  if (::fchmod(fd, mode) != 0) {
+    const int error = errno;
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    temporary.clear();
+    throw write_error(path, what, error);
+  }
+  return fd;
+}
+
+}  // namespace
+
 void write_output_file(const std::string& path, const std::string& text, const std::string& what) {
   if (path == "-") {  // the convention of every output option: "-" is standard output
     stdout_data() << text;
     return;
   }
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (!streams_directly(path)) {
+    replace_output_file(path, text, what);
+    return;
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) throw write_error(path, what, errno);
   try {
     write_whole(fd, text.data(), text.size(), path, what);
@@ -90,37 +141,60 @@ void require_replaceable(const std::string& path, const std::string& what) {
                      file_type_name(info.st_mode) + ")");
 }
 
-void replace_output_file(const std::string& path, const std::string& text, const std::string& what) {
-  require_replaceable(path, what);
+void check_output_writable(const std::string& option, const std::string& path) {
+  if (path.empty() || path == "-" || streams_directly(path)) return;
+  std::error_code error;
+  if (fs::is_directory(path, error)) throw InputError(option + " " + path + ": is a folder; name a file");
   const std::string target = rename_target(path);
-  struct stat old {};
-  const mode_t mode = ::stat(target.c_str(), &old) == 0 ? (old.st_mode & 07777) : new_file_mode();
-  std::string temporary = target + ".tmp.XXXXXX";
-  int fd = ::mkstemp(temporary.data());
-  if (fd < 0) throw write_error(path, what, errno);
+  const fs::path folder = fs::path(target).parent_path();
+  if (!folder.empty() && !fs::is_directory(folder, error)) return;  // made by the command, or reported by it
+  std::string temporary;
   try {
-    if (::fchmod(fd, mode) != 0) throw write_error(path, what, errno);
-    write_whole(fd, text.data(), text.size(), path, what);
-  } catch (...) {
+    const std::string where = folder.empty() ? std::string(".") : folder.string();
+    int fd = make_temporary(path, target, "it in its folder '" + where + "'", temporary);
     ::close(fd);
     ::unlink(temporary.c_str());
-    throw;
+  } catch (const InputError& e) {
+    throw InputError(option + " " + e.what());
   }
-  try {
-    close_checked(fd, path, what);
-  } catch (...) {
-    ::unlink(temporary.c_str());
-    throw;
-  }
-  if (std::rename(temporary.c_str(), target.c_str()) != 0) {
-    int error = errno;
-    ::unlink(temporary.c_str());
-    throw write_error(path, what, error);
-  }
+}
+
+ReplacingOutput::ReplacingOutput(const std::string& path, const std::string& what) : path_(path), what_(what) {
+  require_replaceable(path, what);
+  target_ = rename_target(path);
+  refuse_recorded_input(path, target_, what);
+  fd_ = make_temporary(path, target_, what, temporary_);
+}
+
+ReplacingOutput::~ReplacingOutput() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+}
+
+void ReplacingOutput::append(const void* data, std::size_t size) {
+  if (fd_ < 0) throw write_error(path_, what_, EBADF);
+  write_whole(fd_, data, size, path_, what_);
+}
+
+void ReplacingOutput::commit() {
+  if (fd_ < 0) throw write_error(path_, what_, EBADF);
+  const int fd = fd_;
+  fd_ = -1;
+  close_checked(fd, path_, what_);
+  refuse_recorded_input(path_, target_, what_);
+  if (std::rename(temporary_.c_str(), target_.c_str()) != 0) throw write_error(path_, what_, errno);
+  temporary_.clear();
+}
+
+void replace_output_file(const std::string& path, const std::string& text, const std::string& what) {
+  ReplacingOutput out(path, what);
+  out.append(text);
+  out.commit();
 }
 
 OutputAppender::OutputAppender(const std::string& path, bool truncate, const std::string& what)
     : path_(path), what_(what) {
+  refuse_recorded_input(path, path, what);
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0666);
   if (fd_ < 0) throw write_error(path_, what_, errno);
 }
@@ -176,6 +250,7 @@ void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector
         throw InputError(output.first + " -: " + on_stdout->first + " already writes to stdout ('-'); name a file for one");
       on_stdout = &output;
     }
+  const std::vector<RecordedInput> recorded = recorded_input_files();
   std::vector<Identity> seen;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     seen.push_back(identity(outputs[i].second));
@@ -188,6 +263,11 @@ void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector
       if (named(input) && same(seen[i], identity(input.second)))
         throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as the input " + input.first +
                          " " + input.second + " (writing it would destroy the input)");
+    if (!seen[i].path.empty() || seen[i].device) continue;  // a new file or a device: no input it could be
+    for (const RecordedInput& input : recorded)
+      if (input.device == static_cast<std::uint64_t>(seen[i].dev) && input.inode == static_cast<std::uint64_t>(seen[i].ino))
+        throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as " + input.path +
+                         ", an input this command read (writing it would destroy the input)");
   }
 }
 

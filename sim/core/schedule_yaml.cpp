@@ -41,7 +41,7 @@ const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "fp8", "mxfp8"
 
 std::string suggest(const std::string& word, const std::vector<std::string>& options) {
   std::string near = nearest_match(word, options);
-  return near.empty() ? "" : " (did you mean '" + near + "'?)";
+  return near.empty() ? "" : " (did you mean '" + shown_word(near) + "'?)";
 }
 
 }  // namespace
@@ -185,6 +185,11 @@ LoadedSchedule read_schedule(const YamlNode& root, const std::string& file) {
     if (!parse_location(dst, op.dst, dst_peer)) r.problem("dst", "expected hbm, sbuf, psum or coreN, got '" + dst + "'");
     if (op.dst == Location::peer) op.peer_core = dst_peer;
     r.check(core < 256, "core", "must be below 256");
+    // An exchange moves data between two cores: its peer is never the op's own core.
+    if ((op.src == Location::peer || op.dst == Location::peer) && core < 256 && op.peer_core == core)
+      r.problem(op.dst == Location::peer ? "dst" : "src",
+                "core" + std::to_string(core) + " is the op's own core (core: " + std::to_string(core) +
+                    "); an exchange goes to another core");
     r.check(queue < 65536, "queue", "must be below 65536");
     r.check(queue == 0 || op.engine == Engine::dma, "queue", "only DMA ops have a queue");
     // Bounded so that a duration in integer picoseconds cannot overflow, even summed over many ops.
@@ -243,15 +248,23 @@ LoadedSchedule read_schedule(const YamlNode& root, const std::string& file) {
   std::vector<std::string> all_buffers;
   for (const auto& [name, id] : buffer_ids) all_buffers.push_back(name);
   OpLocator where = out.locator();
+  // Did-you-mean for the first kSuggested unknown names only: 10,000 unknown deps are reported at once.
+  constexpr std::size_t kSuggested = 100;
+  std::size_t unknown = 0;
+  auto maybe_suggest = [&](const std::string& word, const std::vector<std::string>& options) {
+    return ++unknown <= kSuggested ? suggest(word, options) : std::string();
+  };
   for (OpId id = 0; id < deps_of.size(); ++id) {
     for (const std::string& d : deps_of[id]) {
       auto it = ids.find(d);
-      if (it == ids.end()) problems.add(where(id) + ": deps: unknown op '" + d + "'" + suggest(d, all_names));
+      if (it == ids.end())
+        problems.add(where(id) + ": deps: unknown op '" + shown_word(d) + "'" + maybe_suggest(d, all_names));
       else g.add_dep(it->second, id);
     }
     for (const std::string& b : buffers_of[id]) {
       auto it = buffer_ids.find(b);
-      if (it == buffer_ids.end()) problems.add(where(id) + ": buffers: unknown buffer '" + b + "'" + suggest(b, all_buffers));
+      if (it == buffer_ids.end()) problems.add(where(id) + ": buffers: unknown buffer '" + shown_word(b) + "'" +
+                                                  maybe_suggest(b, all_buffers));
       else g.use_buffer(id, it->second);
     }
   }

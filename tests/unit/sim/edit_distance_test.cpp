@@ -60,5 +60,22 @@ TEST(DidYouMean, FormatsTheTail) {
   EXPECT_EQ(did_you_mean("zzz", {"run"}), "");
 }
 
+// The bounds of README "Robustness": a word beyond 256 characters is compared with nothing, a candidate whose
+// length alone puts it out of reach is skipped, only the first 2,000 candidates are compared, and a long name is
+// cut in messages.
+TEST(NearestMatch, IsBoundedInWordLengthAndCandidates) {
+  const std::string huge(4 << 20, 'x');
+  EXPECT_EQ(nearest_match(huge, {huge, "x"}), "");
+  EXPECT_EQ(nearest_match(std::string(255, 'a') + "b", {std::string(255, 'a') + "c"}), std::string(255, 'a') + "c");  // 256: compared
+  std::vector<std::string> many(kMaxComparedCandidates, "unrelated");
+  many.push_back("run");  // past the cap
+  EXPECT_EQ(nearest_match("rn", many), "");
+  many.insert(many.begin(), "run");
+  EXPECT_EQ(nearest_match("rn", many), "run");
+  EXPECT_EQ(nearest_match("gate", {"gate_projection_weights", "gat"}), "gat");  // far in length: skipped
+  EXPECT_EQ(shown_word("short"), "short");
+  EXPECT_EQ(shown_word(std::string(300, 'n')), std::string(256, 'n') + "... (300 characters)");
+}
+
 }  // namespace
 }  // namespace stasim
