@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "python/python_glue.hpp"
 #include "stasim/stasim.hpp"
 #include "sim/core/build_info.hpp"
 #include "sim/studies/resolved_configs.hpp"
@@ -31,21 +32,6 @@ const Simulator& simulator() {
 }
 
 const DataflowRegistry& registry() { return simulator().registry(); }
-
-// JSON text -> Python objects, through Python's own json module (numbers keep their JSON types).
-py::object to_python(const nlohmann::json& doc) { return py::module_::import("json").attr("loads")(doc.dump()); }
-
-// Runs `body`, turning the library's exceptions into the Python ones the module documents.
-template <typename Body>
-auto guarded(Body body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const InputError& e) {
-    throw py::value_error(e.what());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(e.what());
-  }
-}
 
 py::object run(const std::string& model, const std::string& dataflow, const std::string& hw, std::int64_t d,
                std::int64_t r, std::int64_t K, std::optional<std::int64_t> batch, std::optional<std::int64_t> tp,
