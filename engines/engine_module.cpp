@@ -30,7 +30,6 @@ EngineModule::EngineModule(const char* name) {
 void EngineModule::bind(RunState& state, std::uint32_t queue) {
   state_ = &state;
   queue_ = queue;
-  pending_.clear();
   last_op_ = kNoOp;
   last_start_ps_ = -1;
   last_end_ps_ = 0;
@@ -114,21 +113,6 @@ void EngineModule::step() {
   ++activations_;
   const Picoseconds now = now_ps();
   const RunGraph& run = state_->run();
-  // Ops whose interval ended free their cells (already recorded) and wait out their latency; ops whose result
-  // is written now finish, in start order.
-  for (std::size_t i = 0; i < pending_.size();) {
-    Pending& p = pending_[i];
-    if (!p.interval_done && p.at_ps <= now) {
-      p.interval_done = true;
-      if (run.has_latency[p.op]) p.at_ps += run.queue_latency_ps[queue_];
-    }
-    if (p.interval_done && p.at_ps <= now) {
-      state_->finish(p.op, now);
-      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
-    } else {
-      ++i;
-    }
-  }
   // Start the head of the queue, and the next when it can start at once too (disjoint PE tiles).
   Picoseconds next = kNever;
   for (;;) {
@@ -152,7 +136,7 @@ void EngineModule::step() {
     }
     // Only tensor-engine ops accumulate into PSUM (validation rejects any other), so only they need a bank.
     if (PsumArbiter* psum = tensor_ ? state_->psum() : nullptr) {
-      OpId release = psum->admit(op, queue_);
+      OpId release = psum->admit(op, queue_, now);
       if (release != kNoOp) {  // the bank's release wakes us
         psum_wait_ = release;
         break;
@@ -171,8 +155,7 @@ void EngineModule::step() {
       throttle_.busy(now, now + duration);
     }
     if (scalar_) {
-      const Op& o = state_->graph().op(op);
-      const std::uint8_t table = activation_table(o.func);
+      const std::uint8_t table = run.activation_table(op);
       if (table != 0 && table != table_) {
         duration += cost::table_load_ps(state_->hw());
         table_ = table;
@@ -206,12 +189,12 @@ void EngineModule::step() {
     last_op_ = op;
     last_start_ps_ = now;
     last_end_ps_ = now + duration;
-    // Its result is written when its latency after the interval is over; the engine itself is free at the
-    // interval's end (the cells above), which wakes it only when its next op is waiting for them.
-    const Picoseconds written = now + duration + (run.has_latency[op] ? run.queue_latency_ps[queue_] : 0);
-    pending_.push_back({op, written, true});
+    // Its result is written when its latency after the interval is over: that time is known now, so the op
+    // finishes at once with it (its dependents' readiness, the PSUM release and the activity all lie there),
+    // and the engine wakes again only for its own next op. The engine itself is free at the interval's end
+    // (the cells above), which wakes it only when its next op is waiting for them.
+    state_->finish(op, now + duration + (run.has_latency(op) ? run.queue_latency_ps[queue_] : 0));
   }
-  for (const Pending& p : pending_) next = std::min(next, p.at_ps);
   if (next == kNever) sc_core::next_trigger(wake_);
   else sc_core::next_trigger(after(next - now), wake_);
 }

@@ -14,7 +14,6 @@
 #include <systemc>
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "engines/tensor_throttle.hpp"
@@ -33,11 +32,6 @@ class EngineModule : public QueueListener {
   std::uint64_t activations() const { return activations_; }
 
  private:
-  struct Pending {
-    OpId op;
-    Picoseconds at_ps;  // its interval ends, then its result is written
-    bool interval_done;
-  };
   void step();
   Picoseconds now_ps() const;
   Picoseconds hidden_load_ps(OpId op, Picoseconds now) const;
@@ -48,14 +42,12 @@ class EngineModule : public QueueListener {
   RunState* state_ = nullptr;
   std::uint32_t queue_ = 0;
   sc_core::sc_event wake_;
-  // Ops started and not finished, in start order: first their interval, then their latency.
-  std::deque<Pending> pending_;
   // When each cell of the engine is free (one cell except on a tiled TensorE), and the op that held it.
   std::vector<Picoseconds> cell_free_ps_;
   std::vector<OpId> cell_holder_;
   std::uint32_t all_cells_ = 1;
-  bool uniform_cells_ = true;
-  bool tiled_ = false;            // some matmul of the queue names a PE tile     // every cell holds the same time and op (kept in cell 0 only)
+  bool uniform_cells_ = true;     // every cell holds the same time and op (kept in cell 0 only)
+  bool tiled_ = false;            // some matmul of the queue names a PE tile
   std::uint32_t tile_grid_rows_ = 1, tile_grid_columns_ = 1;
   // The last op started, when it started and when its interval ends (-1: none yet): a LoadStationary can hide
   // under it (tensor.background_load_stationary).

@@ -66,6 +66,7 @@ RawRun AcceleratorModule::take_result(const OpLocator& where) {
     snapshot.finished.resize(graph.size());
     for (OpId v = 0; v < graph.size(); ++v) snapshot.finished[v] = state_.timings()[v].end_ps >= 0;
     for (std::uint32_t q = 0; q < graph.queues().size(); ++q) snapshot.queue_head.push_back(state_.head(q));
+    psum_.settle(std::numeric_limits<Picoseconds>::max());  // every release told has happened by now
     snapshot.psum_banks = psum_.banks();
     snapshot.psum_holder = psum_.holders();
     throw DeadlockError(DeadlockReport(graph, snapshot).text(where));

@@ -7,6 +7,7 @@
 #include "memory/dma_cost.hpp"
 #include "memory/sbuf_occupancy.hpp"
 #include "sim/core/dma_descriptors.hpp"
+#include "sim/core/instruction_set.hpp"
 #include "sim/kernel/accelerator_module.hpp"
 #include "sim/kernel/critical_path.hpp"
 #include "sim/kernel/result_summary.hpp"
@@ -18,7 +19,7 @@ void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGra
   run.graph = &graph;
   run.semaphore_ps = ps_from_ns(hw.semaphore_ns);
   run.completion_ps = ps_from_ns(hw.dma.completion_ns);
-  run.has_latency.assign(graph.size(), 0);
+  run.op_bits.assign(graph.size(), 0);
   run.queue_latency_ps.assign(graph.queues().size(), 0);
   // Every record is appended below, once: no fill pass before (the capacity stays from run to run).
   run.ops.clear();
@@ -60,9 +61,10 @@ void make_run_graph(const ScheduleGraph& graph, const HardwareConfig& hw, RunGra
     // say so per op.
     const Picoseconds latency = cost::op_latency_ps(o, hw);
     if (latency > 0) {
-      run.has_latency[v] = 1;
+      run.op_bits[v] = 1;
       run.queue_latency_ps[graph.queue_of(v)] = latency;
     }
+    if (o.engine == Engine::scalar) run.op_bits[v] |= static_cast<std::uint8_t>(stasim::activation_table(o.func) << 1);
   }
 }
 

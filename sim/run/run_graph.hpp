@@ -42,9 +42,13 @@ struct RunGraph {
   Picoseconds semaphore_ps = 0;      // added to a dependency between two engines or two cores
   Picoseconds completion_ps = 0;     // added to a dependency on a DMA transfer (its completion semaphore)
   // The pipeline latency of each queue's engine (engines/cost_model.hpp op_latency_ps): from the end of an op's
-  // interval (duration_ps) to its result; per op, whether it has one (1 byte per op, read once when it ends).
+  // interval (duration_ps) to its result.
   std::vector<Picoseconds> queue_latency_ps;
-  std::vector<std::uint8_t> has_latency;
+  // Per op, one byte read once when it starts: bit 0 whether it has its engine's latency, bits 1-7 the ScalarE
+  // activation table it needs (0: none). Kept here so that a start does not read the op's whole record.
+  std::vector<std::uint8_t> op_bits;
+  bool has_latency(OpId op) const { return op_bits[op] & 1u; }
+  std::uint8_t activation_table(OpId op) const { return op_bits[op] >> 1; }
 };
 
 }  // namespace stasim

@@ -61,7 +61,7 @@ OpId RunState::start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait, Op
   return op;
 }
 
-void RunState::finish(OpId op, Picoseconds now_ps) {
+void RunState::finish(OpId op, Picoseconds end_ps) {
   ++finished_;
   // The arrays of the loop in locals: a listener's wake() may run anywhere, but never resizes them, and without
   // the locals the compiler reloads every one of them on every edge.
@@ -74,7 +74,7 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
   // A DMA's consumers wait for its completion semaphore (core.dma.completion_ns); other producers' consumers on
   // another engine or core wait for a semaphore hop.
   const bool from_dma = run_->ops[op].engine == Engine::dma;
-  timing[op].end_ps = now_ps;
+  timing[op].end_ps = end_ps;
   // The ops a little after this one in id order are the ones about to be touched first (builders, like the
   // random DAG, make an op's dependencies shortly before it): their records come from memory meanwhile. A hint
   // only; it changes nothing but when the cache lines arrive.
@@ -84,13 +84,13 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
     __builtin_prefetch(&remaining[op + kPrefetchAhead], 1);
   }
   const RunOp& o = ops[op];
-  activity_.finished(o.core, o.engine, now_ps);
+  activity_.finished(o.core, o.engine, end_ps);
   for (ScheduleGraph::EdgeId e : graph.out_edges(op)) {
     OpId t = graph.target(e);
     const RunOp& c = ops[t];
     // A transfer's own record is read when it begins, soon after its dependencies finish: fetch it meanwhile.
     if (c.engine == Engine::dma) __builtin_prefetch(&dma[c.aux]);
-    Picoseconds ready = now_ps + (from_dma ? completion_ps_ : (c.engine != o.engine || c.core != o.core) ? semaphore_ps : 0);
+    Picoseconds ready = end_ps + (from_dma ? completion_ps_ : (c.engine != o.engine || c.core != o.core) ? semaphore_ps : 0);
     OpTiming& r = timing[t];  // not started yet: start_ps and bound_op hold its readiness
     if (r.bound_op == kNoOp || ready > r.start_ps) {
       r.start_ps = ready;
@@ -101,7 +101,7 @@ void RunState::finish(OpId op, Picoseconds now_ps) {
       if (head(q) == t && listeners_[q]) listeners_[q]->wake(r.start_ps);
     }
   }
-  if (psum_ && o.releases_bank >= 0) psum_->finished(op, now_ps);
+  if (psum_ && o.releases_bank >= 0) psum_->finished(op, end_ps);
 }
 
 }  // namespace stasim

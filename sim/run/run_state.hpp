@@ -23,14 +23,16 @@ class QueueListener {
   virtual void wake(Picoseconds at_ps) = 0;
 };
 
-// PSUM banks as a blocking resource. admit() says whether an op may accumulate now (taking its bank if free);
-// if not, the op's queue is woken when the bank is released. finished() frees the bank of a release op.
+// PSUM banks as a blocking resource. admit() says whether an op may accumulate at `now_ps` (taking its bank if
+// free); if not, the op's queue is woken when the bank is released. finished() is told when a release op's
+// result is written (`at_ps`, now or later: an engine tells it when it dispatches the op); the bank is free
+// from then on.
 class PsumArbiter {
  public:
   virtual ~PsumArbiter() = default;
   // kNoOp when admitted; otherwise the release op the caller now waits for.
-  virtual OpId admit(OpId op, std::uint32_t queue) = 0;
-  virtual void finished(OpId op, Picoseconds now_ps) = 0;
+  virtual OpId admit(OpId op, std::uint32_t queue, Picoseconds now_ps) = 0;
+  virtual void finished(OpId op, Picoseconds at_ps) = 0;
 };
 
 class RunState {
@@ -63,7 +65,9 @@ class RunState {
   // `queue_ready_ps` (its interval end; for a DMA queue the dispatch before, or the finish that freed a place),
   // kNoOp when none did. Returns the op.
   OpId start(std::uint32_t queue, Picoseconds now_ps, OpId psum_wait, OpId queue_op, Picoseconds queue_ready_ps);
-  void finish(OpId op, Picoseconds now_ps);
+  // The op's result is written at `end_ps` (now, or later for an engine op told at its dispatch: its end is
+  // known then, and its dependents' readiness lies after it anyway): propagates to the dependents.
+  void finish(OpId op, Picoseconds end_ps);
   QueueListener* listener(std::uint32_t queue) const { return listeners_[queue]; }
 
   std::size_t finished_count() const { return finished_; }

@@ -157,6 +157,32 @@ ops:
   EXPECT_EQ(run->result.psum_peak_banks, 1u);
 }
 
+// An engine tells a release op's end when it dispatches it (the end is known then): the bank stays held until
+// that time even for a group that asks after the dispatch, and the peak counts it as held meanwhile.
+TEST(EngineTiming, AReleaseToldAtDispatchHoldsTheBankUntilItsResultIsWritten) {
+  auto run = simulate_yaml(R"(
+ops:
+  - {name: mm1, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0}
+  - {name: cp1, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm1], releases_psum_bank: 0}
+  - {name: late, engine: gpsimd, duration_ns: 400}
+  - {name: mm3, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 1, deps: [late]}
+  - {name: mm2, engine: tensor, kind: matmul, k: 128, m: 128, n: 512, psum_bank: 0, deps: [late]}
+  - {name: cp3, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm3], releases_psum_bank: 1}
+  - {name: cp2, engine: vector, kind: tensor_copy, free: 512, input_in_psum: true, deps: [mm2], releases_psum_bank: 0}
+)", trn3_unthrottled());
+  // As in the test above, cp1 is dispatched at 330000 and written at 1065000. `late` (a given time, no latency)
+  // ends at 400000; mm3 and mm2 are ready 50000 later (semaphore): 450000, after cp1's dispatch.
+  EXPECT_EQ(run->start("cp1"), 330000);
+  EXPECT_EQ(run->end("cp1"), 1065000);
+  // mm3 takes free bank 1 at 450000 (interval 226667) while bank 0 is still held: two banks at once.
+  EXPECT_EQ(run->start("mm3"), 450000);
+  EXPECT_EQ(run->result.psum_peak_banks, 2u);
+  // mm2 asks for bank 0 at 676667 (mm3's interval over): cp1's release is told but not yet come, so it waits
+  // for 1065000.
+  EXPECT_EQ(run->start("mm2"), 1065000);
+  EXPECT_EQ(run->bound("mm2"), "psum:cp1");
+}
+
 TEST(EngineTiming, GroupsOnDifferentBanksOverlap) {
   auto run = simulate_yaml(R"(
 ops:

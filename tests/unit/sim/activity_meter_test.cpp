@@ -49,6 +49,26 @@ TEST(ActivityMeter, UnionsPerCoreAndOverTheCoresWhateverTheOrderOfTouchingEvents
   }
 }
 
+// An engine tells an op's end when it dispatches it, before later starts: vector [0, 100) told at 0, [60, 150)
+// told at 60, [200, 250) told at 200; a DMA [120, 180) tells its end when it happens.
+TEST(ActivityMeter, EndsToldAheadOfLaterStartsCountTheSameUnion) {
+  ActivityMeter m;
+  m.reset(1);
+  m.started(0, Engine::vector, 0);
+  m.finished(0, Engine::vector, 100);  // told at its dispatch (time 0)
+  m.started(0, Engine::vector, 60);    // inside [0, 100): the same run
+  m.finished(0, Engine::vector, 150);
+  m.started(0, Engine::dma, 120);
+  m.finished(0, Engine::dma, 180);     // told when it happens
+  m.started(0, Engine::vector, 200);   // after the gap [150, 200)
+  m.finished(0, Engine::vector, 250);
+  std::vector<Picoseconds> a = m.active_ps();
+  // Vector: [0, 150) + [200, 250) = 150 + 50 = 200 on core 0 and over the one core; DMA [120, 180) = 60.
+  EXPECT_EQ(a[static_cast<int>(Engine::vector)], 200);
+  EXPECT_EQ(a[kEngineCount + static_cast<int>(Engine::vector)], 200);
+  EXPECT_EQ(a[kDma], 60);
+}
+
 TEST(ActivityMeter, ResetStartsAFreshRun) {
   ActivityMeter m;
   m.reset(1);
