@@ -69,11 +69,20 @@ std::vector<OpId> finish_block(DecodeContext& ctx, const std::vector<OpId>& part
     summed = b.compute(Engine::vector, OpKind::tensor_tensor, 0, free, 128, {summed, send}, "combine",
                        label(0, block + ".sum_core" + std::to_string(c)), false, nullptr, Dtype::fp32);
   }
-  OpId reduced = b.all_reduce(0, ctx.hidden_bytes(), {summed}, "collective", label(0, block + ".all_reduce"));
+  // The all-reduce works on device memory, between two kernels (a kernel's inputs and outputs are HBM tensors;
+  // NxDI runs the TP all-reduce as a collective between the block's kernel and the next): the summed block
+  // output goes to HBM, and every core loads the reduced vector back into SBUF before its residual add.
+  OpId stored = b.dma(0, ctx.hidden_bytes(), 128, Location::sbuf, Location::hbm, {summed}, "collective",
+                      label(0, block + ".to_hbm"));
+  OpId reduced = b.all_reduce(0, ctx.hidden_bytes(), {stored}, "collective", label(0, block + ".all_reduce"));
   std::vector<OpId> ready(ctx.lnc);
-  for (std::uint32_t c = 0; c < ctx.lnc; ++c)
-    ready[c] = b.compute(Engine::vector, OpKind::tensor_tensor, static_cast<std::uint8_t>(c), free, 128, {reduced},
-                         "combine", label(c, block + ".residual"));
+  for (std::uint32_t c = 0; c < ctx.lnc; ++c) {
+    const std::uint8_t core = static_cast<std::uint8_t>(c);
+    OpId loaded = b.dma(core, ctx.hidden_bytes(), 128, Location::hbm, Location::sbuf, {reduced}, "collective",
+                        label(c, block + ".from_hbm"));
+    ready[c] = b.compute(Engine::vector, OpKind::tensor_tensor, core, free, 128, {loaded}, "combine",
+                         label(c, block + ".residual"));
+  }
   return ready;
 }
 

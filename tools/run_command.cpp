@@ -185,7 +185,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
       for (const DecodeRun& r : runs) {
         nlohmann::json j = Simulator::json(r);
         j["speedup_vs_" + runs[0].dataflow] =
-            std::round(static_cast<double>(runs[0].result.total_ps) / static_cast<double>(r.result.total_ps) * 1e4) / 1e4;
+            std::round(static_cast<double>(runs[0].tpot_ps()) / static_cast<double>(r.tpot_ps()) * 1e4) / 1e4;
         list.push_back(j);
       }
       doc["runs"] = list;

@@ -195,6 +195,11 @@ HardwareConfig read_hardware(const YamlNode& root, const std::string& file) {
   collective.within("beta_ns_per_byte", hw.collective.beta_ns_per_byte, 0, 1.0 / kMinBytesPerNs);
   collective.finish();
 
+  ConfigReader runtime = top.section("runtime", false);
+  runtime.optional("step_us", hw.runtime.step_us);
+  runtime.within("step_us", hw.runtime.step_us, 0, kMaxNs / 1000);
+  runtime.finish();
+
   top.finish();
   problems.throw_if_any();
   return hw;

@@ -127,6 +127,14 @@ struct CollectiveConfig {  // TP all-reduce: alpha + bytes * beta
   double beta_ns_per_byte = 0;
 };
 
+// The host's part of a decode step (NxDI's default synchronous loop: the application calls the runtime's
+// nrt_execute once per token and waits for it; the runtime's async mode, which would overlap the next step's host
+// work, is off by default): submitting the step, its inputs and outputs and the framework's own work between two
+// steps. It adds to the device's step in the TPOT (docs/hardware-model.md, "The step").
+struct RuntimeConfig {
+  double step_us = 0;
+};
+
 struct HardwareConfig {
   std::string name;
   std::string file;                          // where it was loaded from, for messages
@@ -141,6 +149,7 @@ struct HardwareConfig {
   DmaConfig dma;
   LinkConfig link;
   CollectiveConfig collective;
+  RuntimeConfig runtime;
   double semaphore_ns = 50;
 
   // HBM bandwidth the simulated (logical) core may use: its share of the device.

@@ -29,8 +29,8 @@ const std::vector<CalibrationParameter>& calibration_parameters() {
        "docs/hardware-model.md: the core's descriptor processing (shared by its 16 DMA engines) is undocumented; "
        "DMA-BW: <256 B per partition is severely overhead-bound, >=2 KiB near peak, i.e. a descriptor costs what "
        "0.5 to 2 KiB take at the core's 528 B/ns (1.0 to 3.9 ns); trn1's fit to the tiled matmul tutorial is 1.36 KB"},
-      {"gpsimd.start_cycles", {"core.engines.gpsimd.start_cycles"}, 75, 600, true, true, false,
-       "docs/hardware-model.md: GPSIMD_START ~150 cycles on v2 (ISA); v4 undocumented (docs/hardware-model.md): half to 4x"},
+      {"gpsimd.start_cycles", {"core.engines.gpsimd.start_cycles"}, 100, 300, false, true, false,
+       "docs/hardware-model.md: GPSIMD_START ~150 cycles on v2 (ISA); v4 undocumented: two thirds to twice the v2 figure"},
       {"gpsimd.gather_index_cycles", {"core.engines.gpsimd.gather_index_cycles"}, 0.25, 8, true, false, false,
        "docs/hardware-model.md: nc_n_gather's per-index cost is undocumented; local_gather's is 28/t = 7 cycles per index "
        "(ISA), the upper end; a lane cannot take much less than a quarter cycle per index next to its one cycle "
@@ -40,9 +40,13 @@ const std::vector<CalibrationParameter>& calibration_parameters() {
        "and the ~1.3 us fixed cost of a DMA transfer (the path is a DMA)"},
       {"semaphore_ns", {"core.semaphore_ns"}, 20, 200, false, true, false,
        "docs/hardware-model.md: semaphore hop assumed 50-100 ns; no public figure"},
-      {"collective.alpha_ns", {"collective.alpha_ns"}, 1000, 20000, true, true, false,
-       "docs/hardware-model.md / nothing public: latency of a TP=4 all-reduce of one hidden vector across chips' cores; "
-       "a few us per hop-chain is typical of ring all-reduce on accelerators"},
+      {"collective.alpha_ns", {"collective.alpha_ns"}, 1000, 4000, false, true, false,
+       "docs/hardware-model.md: Neuron's collectives take 1-2 us per hop and a small TP=4 all-reduce inside one "
+       "device takes 1-2 hops (the intra-node algorithms): 1 to 4 us"},
+      {"runtime.step_us", {"runtime.step_us"}, 25, 600, true, true, false,
+       "docs/hardware-model.md: the host's part of a synchronous decode step (one nrt_execute per token) is not "
+       "published; from a submission and two small tensor copies over PCIe (tens of us) to a Python framework's "
+       "step between two executions (several hundred us)"},
   };
   return params;
 }

@@ -51,7 +51,10 @@ struct DecodeRun {
   bool down_auto = false;
   std::vector<std::pair<std::string, double>> down_candidates_us;  // schedule name, TPOT (auto only)
   DecodeGraph decode;
-  SimResult result;
+  SimResult result;          // the device's step (result.total_ps)
+  Picoseconds host_step_ps = 0;  // the host's part of the step (hw.runtime.step_us)
+  // Time per output token as measured (the slope of host time over tokens): the device's step and the host's.
+  Picoseconds tpot_ps() const { return result.total_ps + host_step_ps; }
 };
 
 DecodeRun run_decode(const RunRequest& request, const DataflowRegistry& registry);

@@ -85,8 +85,8 @@ RunFigures figures_of(const DecodeRun& run, bool decoder_layers_only) {
   const ScheduleGraph& graph = run.decode.graph;
   RunFigures f;
   auto attention = r.critical_path.by_phase_ps.find("attention");
-  if (attention != r.critical_path.by_phase_ps.end() && r.total_ps > 0)
-    f.attention_share = static_cast<double>(attention->second) / static_cast<double>(r.total_ps);
+  if (attention != r.critical_path.by_phase_ps.end() && run.tpot_ps() > 0)
+    f.attention_share = static_cast<double>(attention->second) / static_cast<double>(run.tpot_ps());
   f.down_dma_overlap = overlap_share(
       graph, r, [&](const Op& op) { return op.engine == Engine::dma && graph.phases()[op.phase] == "down"; },
       [&](const Op& op) { return is_gate_up_compute(graph, op); });
@@ -95,7 +95,10 @@ RunFigures figures_of(const DecodeRun& run, bool decoder_layers_only) {
   const WindowFigures w = summarize_window(graph, run.hw, r, [&](const Op& op) {
     return !decoder_layers_only || in_decoder_layers(graph, op);
   });
-  f.tpot_us = static_cast<double>(decoder_layers_only ? w.span_ps : r.total_ps) / 1e6;
+  // A TPOT (and a ratio of TPOTs) is the whole step of the run's model, as measured: a six-layer run is a
+  // six-layer model's step (embedding, the layers, the head and the host's part). Profile figures (engine
+  // activity, bytes) cover the decoder layers' window.
+  f.tpot_us = static_cast<double>(run.tpot_ps()) / 1e6;
   f.hbm_read_bytes = static_cast<double>(w.hbm_read_bytes);
   for (int e = 0; e < kEngineCount; ++e) {
     // Compute engines summed over the rank's physical cores, as the study's profile reports engine active

@@ -55,7 +55,7 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
     DecodeRun run = run_decode(p.request(), registry);
     const SimResult& r = run.result;
     row["status"] = "ok";
-    row["tpot_us"] = us(r.total_ps);
+    row["tpot_us"] = us(run.tpot_ps());
     row["bits_per_weight"] = round_to(run.representation.bits_per_weight(run.model), 10000.0);
     int top = 0;
     for (int e = 1; e < kEngineCount; ++e)

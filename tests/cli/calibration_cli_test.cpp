@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -56,15 +57,25 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   std::map<std::string, nlohmann::json> by_id;
   for (const auto& t : doc["targets"]) by_id[t["id"].get<std::string>()] = t;
   // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
-  // + 1 step-time ratio + the attention share = 20 targets.
-  ASSERT_EQ(by_id.size(), 20u);
-  // Every target within its tolerance (README Fidelity table) but one: with the DMA queues as rings and their
-  // descriptor processing shared fairly, reuse's step (0.049 published) comes out at 0.065, 1.6pt over the
-  // 1.5pt tolerance, with no parameter at a bound (docs/fidelity.md "Known gaps": the whole step and the GpSimd descriptor
-  // generation the next fidelity round models).
-  for (const auto& [id, t] : by_id)
-    EXPECT_EQ(t["pass"].get<bool>(), id != "ablation.reuse.reduction_vs_previous") << id << ": " << t.dump();
-  EXPECT_NEAR(by_id["ablation.reuse.reduction_vs_previous"]["predicted"].get<double>(), 0.049 + 0.016, 0.005);
+  // + 1 step-time ratio + 2 six-layer TPOTs + the attention share = 22 targets.
+  ASSERT_EQ(by_id.size(), 22u);
+  // Every target within its tolerance (README Fidelity table) but two, with every fitted parameter inside its
+  // documented range and none at a bound: GpSimd's time at (8, 384) is 13% low and at (2, 0) 21% high. The
+  // measured three points split into ~385 us that does not move with d and ~440 us / d per lookup; the model's
+  // fixed part is too small, so the fit takes the (8, 384) step's length from the per-lookup cost
+  // (docs/fidelity.md "Known gaps": the hybrid is GpSimd-bound where the study measures it DMA-bound).
+  const std::set<std::string> misses = {"profile6.gpsimd_active_us_by_rate[d8_r384]",
+                                        "profile6.gpsimd_active_us_by_rate[d2_r0]"};
+  for (const auto& [id, t] : by_id) EXPECT_EQ(t["pass"].get<bool>(), !misses.count(id)) << id << ": " << t.dump();
+  EXPECT_LT(by_id["profile6.gpsimd_active_us_by_rate[d8_r384]"]["predicted"].get<double>(), 440 * 0.9);
+  EXPECT_GT(by_id["profile6.gpsimd_active_us_by_rate[d2_r0]"]["predicted"].get<double>(), 603 * 1.1);
+  // The six-layer pair is whole steps of a six-layer model (embedding, six layers, head, the host's 150 us):
+  // both within 5% of 1.19 and 1.37 ms, and their ratio is the step-time ratio target.
+  const double six8 = by_id["profile6.tpot_ms[d8_r384]"]["predicted"].get<double>();
+  const double six2 = by_id["profile6.tpot_ms[d2_r0]"]["predicted"].get<double>();
+  EXPECT_NEAR(six8, 1.19, 1.19 * 0.05);
+  EXPECT_NEAR(six2, 1.37, 1.37 * 0.05);
+  EXPECT_NEAR(by_id["profile6.step_time_ratio[d2_r0_vs_d8_r384]"]["predicted"].get<double>(), six2 / six8, 2e-3);
   // TPOT: both within ±5% (7.851 and 6.278 ms) with the documented DMA issue cost (900 ns on trn3), TensorE
   // minimum issue (64 cycles) and TensorE dI/dt throttle (half rate from low load, 3 us ramp) in force.
   EXPECT_NEAR(by_id["dense.tpot_ms"]["predicted"].get<double>(), 7.851, 7.851 * 0.05);
@@ -72,10 +83,6 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // Gather batching lowers TPOT, as measured (4.3%): a gather group's experts send their partial rows in one
   // exchange instead of two per expert, and GpSimd starts one call and one widening per four experts.
   EXPECT_GT(by_id["ablation.batching.reduction_vs_previous"]["predicted"].get<double>(), 0);
-  // GpSimd time at the three equal-rate points, within 10% since the private loads' descriptors are GpSimd work
-  // (software DGE, the same ~28.3 MB of J_e and C_e per core and six layers at every point) outside the
-  // instruction counts (docs/fidelity.md "Known gaps").
-  EXPECT_LT(by_id["profile6.gpsimd_active_us_by_rate[d2_r0]"]["predicted"].get<double>(), 603 * 1.1);
   // Without reuse only z is recomputed per expert (T depends on neither the expert nor its routing), and the table
   // is FP32: over six layers at (4, 256) reuse saves 597.3 - 507.7 = 89.6 us of TensorE time (70 published) and
   // the step 6.2% (4.9%); the FP32 reductions of the gathered rows are TensorE time both variants have.
@@ -94,7 +101,7 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
   // rank at every (d, r)): 1267.6 / 1216.9 - 1 = +4.17% (0.042 published) and 1116.0 / 1267.6 - 1 = -11.96% (-0.12).
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d8_r384_vs_d4_r256]"]["predicted"].get<double>(), 1267605504.0 / 1216880640 - 1, 1e-4);
   EXPECT_NEAR(by_id["profile6.hbm_read_change[d2_r0_vs_d8_r384]"]["predicted"].get<double>(), 1116020736.0 / 1267605504 - 1, 1e-4);
-  EXPECT_EQ(doc["passed"].get<int>(), 19);
+  EXPECT_EQ(doc["passed"].get<int>(), 20);
 
   // Facts are checked, never fitted. The down weights' DMA overlaps gate/up work almost entirely (over 80%
   // published); attention is 3.03% of Qwen3's decoder weights; the critical engine at (2, 0) is right (GpSimd)
@@ -120,15 +127,15 @@ TEST(ValidateCli, CalibratedPredictionsStayWhereTheFidelityTableSays) {
 
 // validate holds the model to the measurements: a target out of tolerance (or a fact that does not hold) is a
 // failed check, exit 1, unless --report-only.
-// The shipped calibration misses one target and one fact on the new DMA core (above): exit 1; the uncalibrated
-// trn3 (documented and assumed values only) misses 13 targets and two facts: exit 1, unless --report-only.
+// The shipped calibration misses two targets and one fact (above): exit 1; the uncalibrated trn3 (documented
+// and assumed values only) misses 14 targets and two facts: exit 1, unless --report-only.
 TEST(ValidateCli, AMissIsAFailedCheckUnlessOnlyAReportIsAsked) {
   Outcome o = run_stasim("validate --quiet");
   EXPECT_EQ(o.code, 1) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("check failed: 1 of 20 targets out of tolerance, 1 of 4 checked facts do not hold"));
+  EXPECT_THAT(o.text, HasSubstr("check failed: 2 of 22 targets out of tolerance, 1 of 4 checked facts do not hold"));
   o = run_stasim("validate --quiet --hw trn3");
   EXPECT_EQ(o.code, 1) << o.text;
-  EXPECT_THAT(o.text, HasSubstr("check failed: 13 of 20 targets out of tolerance, 2 of 4 checked facts do not hold"));
+  EXPECT_THAT(o.text, HasSubstr("check failed: 14 of 22 targets out of tolerance, 2 of 4 checked facts do not hold"));
   o = run_stasim("validate --quiet --hw trn3 --report-only");
   EXPECT_EQ(o.code, 0) << o.text;
 }
@@ -326,7 +333,7 @@ TEST(CalibrateCli, AFreedKeyIsFittedReportedAndWrittenLikeTheDeclaredParameters)
   EXPECT_THAT(o.text, HasSubstr("\n" + key + " "));  // the parameter table on stdout lists it
   nlohmann::json fit, check;
   std::ifstream(fit_json) >> fit;
-  const std::size_t declared = 6;  // sim/studies/calibration_fit.cpp
+  const std::size_t declared = 7;  // sim/studies/calibration_fit.cpp
   ASSERT_EQ(fit["parameters"].size(), declared + 1);
   const nlohmann::json& freed = fit["parameters"][declared];
   EXPECT_EQ(freed["name"], key);
@@ -337,7 +344,7 @@ TEST(CalibrateCli, AFreedKeyIsFittedReportedAndWrittenLikeTheDeclaredParameters)
   EXPECT_LE(value, 64);
   std::ifstream overlay_in(overlay);
   std::string written((std::istreambuf_iterator<char>(overlay_in)), std::istreambuf_iterator<char>());
-  EXPECT_THAT(written, HasSubstr("# Fit report: 7 parameters, 2 targets"));
+  EXPECT_THAT(written, HasSubstr("# Fit report: 8 parameters, 2 targets"));
   EXPECT_THAT(written, HasSubstr("# Fitted with extra parameters (stasim calibrate --free)"));
   EXPECT_THAT(written, HasSubstr("#   " + key + "=1:64"));
   EXPECT_THAT(written, HasSubstr("    gpsimd:\n"));

@@ -133,15 +133,16 @@ TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
 }
 
 // Measured: summing the down projections across experts in PSUM (the running sum) makes the down step alone
-// faster but Qwen3's whole decode slower, because a PSUM bank is held across the expert loop. Dense now goes the
-// measured way (7928.5 vs 7881.4 us on trn3-calibrated: with the DMA queues' depth and the core's shared
-// descriptor processing its gate/up loads no longer hide the down tail, and the bank the running sum holds
-// delays the next expert's gate/up), the hybrid not yet: its tails run a gather group's experts back to back,
-// and the running sum saves each expert's PSUM-to-SBUF copy and add on that chain (5535.1 vs 6185.4 us), while
-// the expert loop never waits for a bank.
-TEST(StudyDirections, PsumRunningSumRaisesDensesTpotButNotYetTheHybrids) {
-  EXPECT_GT(run("--dataflow dense --down-schedule weight-psum").tpot_us,
-            run("--dataflow dense --down-schedule weight-sbuf").tpot_us);
+// faster but Qwen3's whole decode slower, because a PSUM bank is held across the expert loop. The model does not
+// yet go that way for either dataflow: PSUM is not allocated by bank (docs/fidelity.md "Known gaps"), so the bank
+// the running sum holds never delays anything, and the sum saves each expert's PSUM-to-SBUF copy and add. Dense
+// 7711.3 vs 7832.2 us, the hybrid 5609.2 vs 6265.5 us on trn3-calibrated. (With the costs fitted before the
+// whole-step refit, dense went the measured way, 7928.5 vs 7881.4, but only by a fitted descriptor cost:
+// descriptor_ns 3.341 instead of today's 3.626 flips it, a direction no structure holds.)
+TEST(StudyDirections, PsumRunningSumDoesNotYetRaiseTpot) {
+  EXPECT_LT(run("--dataflow dense --down-schedule weight-psum").tpot_us,
+            run("--dataflow dense --down-schedule weight-sbuf").tpot_us)
+      << "the PSUM running sum now raises dense's TPOT as measured: update docs/fidelity.md 'Known gaps' and this test";
   EXPECT_LT(run("--dataflow cardan --down-schedule weight-psum").tpot_us,
             run("--dataflow cardan --down-schedule weight-sbuf").tpot_us)
       << "the PSUM running sum now raises the hybrid's TPOT as measured: update docs/fidelity.md 'Known gaps' and this test";

@@ -15,8 +15,8 @@ TEST(ReferenceData, ExpandsPerVariantFiguresAndMapsEachToItsRun) {
   EXPECT_EQ(ref.lnc, 2);
   EXPECT_EQ(ref.batch, 1);
   // 2 TPOT + 3 ablation steps + 4 profile metrics x 2 variants + 3 GpSimd times by rate + 2 HBM-read changes
-  // + 1 step-time ratio + 1 attention share = 20 targets; 4 facts.
-  ASSERT_EQ(ref.targets.size(), 20u);
+  // + 1 step-time ratio + 2 six-layer TPOTs + 1 attention share = 22 targets; 4 facts.
+  ASSERT_EQ(ref.targets.size(), 22u);
   EXPECT_EQ(ref.facts.size(), 4u);
 
   const ReferenceTarget& hybrid = ref.targets[2];
@@ -56,7 +56,15 @@ TEST(ReferenceData, ExpandsPerVariantFiguresAndMapsEachToItsRun) {
   EXPECT_EQ(change.run.layers, 0);
   EXPECT_EQ(change.baseline.layers, 0);
   EXPECT_DOUBLE_EQ(change.tolerance(), 0.10);
-  const ReferenceTarget& share = ref.targets[19];
+  // The six-layer model's whole-step TPOTs, after the step-time ratio (20 and 21 follow 19).
+  const ReferenceTarget& six = ref.targets[19];
+  EXPECT_EQ(six.id, "profile6.tpot_ms[d8_r384]");
+  EXPECT_EQ(six.kind, TargetKind::tpot_ms);
+  EXPECT_EQ(six.run.layers, 6);
+  EXPECT_EQ(six.run.d, 8);
+  EXPECT_DOUBLE_EQ(six.value, 1.19);
+  EXPECT_DOUBLE_EQ(six.tolerance(), 0.05);
+  const ReferenceTarget& share = ref.targets[21];
   EXPECT_EQ(share.kind, TargetKind::attention_share);
   EXPECT_TRUE(share.absolute_tolerance());
   EXPECT_DOUBLE_EQ(share.tolerance(), 0.02);

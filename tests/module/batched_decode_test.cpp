@@ -43,7 +43,7 @@ TEST(BatchedDecode, JsonReportsTimePerToken) {
   nlohmann::json doc = decode_json(r);
   EXPECT_EQ(doc["deployment"]["batch"], 4);
   EXPECT_DOUBLE_EQ(doc["us_per_token"].get<double>(),
-                   static_cast<double>((r.result.total_ps / 4 + 500) / 1000) / 1000.0);
+                   static_cast<double>((r.tpot_ps() / 4 + 500) / 1000) / 1000.0);
 }
 
 TEST(BatchedDecode, BatchAboveSixtyFourIsAnInputError) {

@@ -105,6 +105,23 @@ TEST(DecodeBehaviour, EveryShippedModelFitsSbufAndPsumWithBothDataflows) {
   }
 }
 
+// The TPOT is the device's step and the host's part of it (runtime.step_us, NxDI's synchronous loop): the same
+// graph with the host's part at 0 and at 400 us differs by exactly 400 us of TPOT and not at all on the device.
+TEST(DecodeBehaviour, TheHostsPartOfTheStepAddsToTheTpotOnly) {
+  RunRequest none, host;
+  none.down = host.down = "weight-sbuf";
+  none.sets = {"runtime.step_us=0"};
+  host.sets = {"runtime.step_us=400"};
+  DecodeRun a = run("dense", 2, none), b = run("dense", 2, host);
+  EXPECT_EQ(a.host_step_ps, 0);
+  EXPECT_EQ(b.host_step_ps, 400'000'000);  // 400 us in ps
+  EXPECT_EQ(a.result.total_ps, b.result.total_ps);
+  EXPECT_EQ(b.tpot_ps(), a.tpot_ps() + 400'000'000);
+  nlohmann::json doc = decode_json(b);
+  EXPECT_DOUBLE_EQ(doc["host_step_us"].get<double>(), 400.0);
+  EXPECT_NEAR(doc["tpot_us"].get<double>(), doc["device_step_us"].get<double>() + 400.0, 1e-3);
+}
+
 TEST(DecodeBehaviour, AutoKeepsTheFastestDownSchedule) {
   DecodeRun r = run("dense", 2);
   ASSERT_TRUE(r.down_auto);
@@ -112,7 +129,8 @@ TEST(DecodeBehaviour, AutoKeepsTheFastestDownSchedule) {
   double best = 1e300;
   for (const auto& [name, t] : r.down_candidates_us)
     if (t >= 0) best = std::min(best, t);
-  EXPECT_DOUBLE_EQ(static_cast<double>(r.result.total_ps) / 1e6, best);
+  // Candidates are reported as TPOTs: the device step and the host's part, the same for every candidate.
+  EXPECT_DOUBLE_EQ(static_cast<double>(r.tpot_ps()) / 1e6, best);
 }
 
 }  // namespace

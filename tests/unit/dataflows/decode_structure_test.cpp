@@ -57,6 +57,35 @@ TEST(DecodeStructure, EveryOpHasItsOwnName) {
   EXPECT_TRUE(dup.empty()) << "olmoe batch 8: " << dup.size() << " names repeat, e.g. " << dup[0];
 }
 
+// The TP all-reduce runs on device memory between two kernels: the summed block output goes SBUF -> HBM on core
+// 0, the all-reduce waits for it, and each core loads the reduced vector HBM -> SBUF before its residual add.
+// Qwen3: hidden 2048 x BF16 = 4096 bytes each way.
+TEST(DecodeStructure, TheAllReduceGoesThroughHbmBetweenTheBlocks) {
+  Built b = build("qwen3-30b-a3b", "dense", layers(1));
+  const ScheduleGraph& g = b.decode.graph;
+  for (const std::string block : {"attn", "moe"}) {
+    SCOPED_TRACE(block);
+    const OpId stored = find_named(g, "L0.c0." + block + ".to_hbm");
+    const OpId reduced = find_named(g, "L0.c0." + block + ".all_reduce");
+    ASSERT_NE(stored, kNoOp);
+    ASSERT_NE(reduced, kNoOp);
+    EXPECT_EQ(g.op(stored).bytes, 4096u);
+    EXPECT_EQ(g.op(stored).src, Location::sbuf);
+    EXPECT_EQ(g.op(stored).dst, Location::hbm);
+    EXPECT_EQ(preds(g, reduced), std::vector<OpId>{stored});
+    for (const char* core : {"c0", "c1"}) {
+      const OpId loaded = find_named(g, "L0." + std::string(core) + "." + block + ".from_hbm");
+      const OpId residual = find_named(g, "L0." + std::string(core) + "." + block + ".residual");
+      ASSERT_NE(loaded, kNoOp);
+      EXPECT_EQ(g.op(loaded).bytes, 4096u);
+      EXPECT_EQ(g.op(loaded).src, Location::hbm);
+      EXPECT_EQ(g.op(loaded).dst, Location::sbuf);
+      EXPECT_EQ(preds(g, loaded), std::vector<OpId>{reduced});
+      EXPECT_EQ(preds(g, residual), std::vector<OpId>{loaded});
+    }
+  }
+}
+
 TEST(DecodeStructure, DenseTilingGivesTheInstructionCounts) {
   Built b = build("qwen3-30b-a3b", "dense", layers(1));
   const ScheduleGraph& g = b.decode.graph;

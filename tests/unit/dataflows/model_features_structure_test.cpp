@@ -76,8 +76,9 @@ TEST(ModelFeatures, DeepSeekV2LiteHasADenseFirstLayerAndSharedExperts) {
   EXPECT_EQ(b.decode.layers[0].kind, LayerKind::attention_dense);
   EXPECT_EQ(b.decode.layers[1].kind, LayerKind::attention_moe);
   EXPECT_EQ(count_ops(g, "router.", "L0."), 0u);
-  // Layer 0: dense SwiGLU MLP, I = 10944: 3 x 2048 x 10944/4 x 2 B = 33619968 per rank.
-  EXPECT_EQ(loaded(g, "L0.", ".mlp."), 33619968u);
+  // Layer 0: dense SwiGLU MLP, I = 10944: 3 x 2048 x 10944/4 x 2 B = 33619968 per rank, and the all-reduced
+  // output loaded back from HBM by each of the two cores: 2 x 2048 x 2 B = 8192.
+  EXPECT_EQ(loaded(g, "L0.", ".mlp."), 33619968u + 8192u);
   // Layer 1: two shared experts run as one 2816-wide MLP: 3 x 2048 x 2816/4 x 2 B = 8650752 per rank.
   EXPECT_EQ(loaded(g, "L1.", ".shared."), 8650752u);
   EXPECT_EQ(count_ops(g, "router.exp", "L1."), 2u);

@@ -62,6 +62,17 @@ TEST(HardwareConfig, OverridesApplyWithTheSameValidation) {
   EXPECT_THAT(e, HasSubstr("expected key.path=value"));
 }
 
+// The host's part of a decode step: 150 us assumed in the shipped configs, 0 for a config without a runtime
+// section; a negative value or a misspelt key is an error naming it.
+TEST(HardwareConfig, RuntimeStepIsOptionalAndValidated) {
+  EXPECT_DOUBLE_EQ(load_hardware(hw_path("trn3")).runtime.step_us, 150);
+  EXPECT_DOUBLE_EQ(trn3_with("runtime:\n  step_us: 150", "").runtime.step_us, 0);
+  std::string e = error_of([] { load_hardware(hw_path("trn3"), {"runtime.step_us=-1"}); });
+  EXPECT_THAT(e, HasSubstr("runtime.step_us: must not be negative"));
+  e = error_of([] { load_hardware(hw_path("trn3"), {"runtime.step_s=1"}); });
+  EXPECT_THAT(e, HasSubstr("(did you mean 'runtime.step_us'?)"));
+}
+
 TEST(HardwareConfig, UnknownKeyIsAnErrorWithLineAndSuggestion) {
   std::string e = error_of([] { trn3_with("semaphore_ns: 50", "semaphore_nss: 50"); });
   EXPECT_THAT(e, HasSubstr("trn3-edited.yaml:"));
