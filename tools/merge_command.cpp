@@ -1,6 +1,7 @@
 // `stasim merge`: joins the outputs of a sweep's shards into the file the unsharded sweep writes, and refuses
 // a set of parts that would not give it: parts of different grids, a point with two different results, grid
-// points in no part (unless --allow-missing: a partial merge, said on stderr).
+// points in no part (unless --allow-missing: a partial merge, said on stderr), parts without a .meta.json whose
+// grid cannot be checked (unless --allow-unverified), and parts another stasim version wrote.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,11 +19,24 @@ struct MergeOptions {
   std::vector<std::string> inputs;
   std::string out;
   bool allow_missing = false;
+  bool allow_unverified = false;
 };
 
 void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOptions& o) {
   require_replaceable(o.out, "the merged output");
   SweepMerge merge = merge_sweep_parts(o.inputs);
+  if (!merge.unverified.empty()) {
+    std::string names;
+    for (const std::string& path : merge.unverified) names += (names.empty() ? "" : ", ") + path;
+    const std::string what = std::to_string(merge.unverified.size()) + " of " + std::to_string(o.inputs.size()) +
+                             " parts record no grid (" + names + ": no .meta.json, or a merge with --allow-unverified "
+                             "wrote it): their grid, setup and stasim version cannot be checked, so rows of different "
+                             "sweeps could be merged into one file";
+    if (!o.allow_unverified)
+      throw InputError(what + "; merge the parts with the .meta.json their sweeps wrote beside them, or pass "
+                       "--allow-unverified");
+    std::fprintf(stderr, "merge: warning: %s (--allow-unverified: the merged file records no grid)\n", what.c_str());
+  }
   const std::size_t points = merge.grid ? merge.grid->points : merge.rows.size() + merge.missing.size();
   if (!merge.missing.empty()) {
     const std::string what = std::to_string(merge.missing.size()) + " of " + std::to_string(points) +
@@ -52,7 +66,8 @@ void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOpt
   }
   nlohmann::json meta = {{"provenance", provenance(sub, invocation)}, {"inputs", inputs}};
   // A complete merge is the whole grid, so it can be merged or resumed again like an unsharded sweep's output.
-  if (merge.grid) meta["grid"] = merge.grid->to_json();
+  // With parts whose grid is unknown it records none (null): resuming or merging it again checks no grid.
+  meta["grid"] = merge.grid && merge.unverified.empty() ? merge.grid->to_json() : nlohmann::json();
   write_json_file(o.out + ".meta.json", meta);
   std::string notes;
   if (merge.duplicates) notes += "; " + std::to_string(merge.duplicates) + " repeated rows kept once";
@@ -70,6 +85,9 @@ void register_merge_command(CLI::App& app, const Invocation& invocation) {
   merge->add_option("--out", m->out, "merged output: .csv or .jsonl (its folder is made; an existing file is replaced)")
       ->required();
   merge->add_flag("--allow-missing", m->allow_missing, "write the merge even when grid points are in no part");
+  merge->add_flag("--allow-unverified", m->allow_unverified,
+                  "merge parts without a .meta.json (their grid, setup and version cannot be checked; the merged file "
+                  "records no grid)");
   merge->callback([merge, m, &invocation] { run_merge(*merge, invocation, *m); });
 }
 

@@ -211,7 +211,11 @@ void make_parent_folder(const std::string& out) {
 // must be this sweep's, or its rows would be mixed with rows of other settings.
 void check_resumed_setup(const std::string& out, const SweepGridInfo& grid) {
   const std::optional<SweepGridInfo> before = SweepGridInfo::from_meta(out + ".meta.json");
-  if (!before || before->setup == grid.setup) return;
+  forget_input_file(out + ".meta.json");  // read back on purpose: this sweep writes it again
+  if (!before) return;
+  check_same_version(out, *before, "--resume continues a sweep with the version that started it; rerun it with "
+                     "--force, or write to another --out");
+  if (before->setup == grid.setup) return;
   std::string why;
   for (const std::string& d : setup_differences(before->setup, grid.setup)) why += "\n  " + d + " (file vs now)";
   throw InputError(out + ": its rows come from a sweep with another setup (" + out + ".meta.json):" + why +
@@ -262,6 +266,13 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
     for (const std::string& name : spec.models) models.emplace(name, load_model(resolve_model(name)));
     for (const auto& item : models) quality->load(item.second);
     for (SweepPoint& p : grid) p.weights = quality->label(models.at(p.model));
+  }
+  // The weights label is part of each key too (the other parts were checked by expand).
+  for (const SweepPoint& p : grid) {
+    const std::string problem = unprintable(p.weights);
+    if (!problem.empty())
+      throw InputError("--weights: the label of point " + std::to_string(p.index) + " holds " + problem +
+                       "; a point's key is a cell of the output, so it must be printable UTF-8");
   }
   const SweepGridInfo grid_info = sweep_grid_info(spec, grid, configs, shard, shards);
   std::vector<SweepPoint> mine;

@@ -1,10 +1,15 @@
 #include "sim/studies/sweep_fingerprint.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
 
+#include "sim/core/build_info.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/studies/request_switches.hpp"
 #include "workloads/sha256.hpp"
 
@@ -30,10 +35,24 @@ nlohmann::json SweepGridInfo::to_json() const {
 }
 
 std::optional<SweepGridInfo> SweepGridInfo::from_meta(const std::string& meta_path) {
-  std::ifstream in(meta_path);
-  if (!in) return std::nullopt;
+  std::error_code missing;
+  if (!std::filesystem::exists(meta_path, missing) && !std::filesystem::is_symlink(meta_path, missing)) return std::nullopt;
+  regular_file_size(meta_path, "a sweep's grid record");  // a directory, FIFO or device is refused before reading
+  std::ifstream in(meta_path, std::ios::binary);
+  if (!in) throw InputError(meta_path + ": cannot open the sweep's grid record (" + std::strerror(errno) + ")");
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("grid")) return std::nullopt;
+  if (in.bad()) throw InputError(meta_path + ": cannot read the sweep's grid record (" + std::strerror(errno) + ")");
+  const std::string fix = " (a cut or corrupt file: the grid of its rows cannot be checked; rerun the sweep that "
+                          "wrote it, or restore the file)";
+  if (doc.is_discarded()) throw InputError(meta_path + ": not valid JSON" + fix);
+  if (!doc.is_object()) throw InputError(meta_path + ": expected a JSON object, got " + std::string(doc.type_name()) + fix);
+  if (!doc.contains("grid")) throw InputError(meta_path + ": no grid" + fix);
+  if (doc["grid"].is_null()) return std::nullopt;  // merge --allow-unverified: no grid to check
+  const nlohmann::json version = doc.value("provenance", nlohmann::json::object()).is_object()
+                                     ? doc["provenance"].value("stasim", nlohmann::json::object())
+                                     : nlohmann::json();
+  if (!version.is_object() || !version.value("version", nlohmann::json()).is_string())
+    throw InputError(meta_path + ": provenance: expected stasim.version (the version that wrote the rows)" + fix);
   const nlohmann::json& g = doc["grid"];
   if (!g.is_object() || !g.value("fingerprint", nlohmann::json()).is_string() || !g.value("points", nlohmann::json()).is_number_unsigned() ||
       !g.value("shard", nlohmann::json()).is_number_unsigned() || !g.value("shards", nlohmann::json()).is_number_unsigned() ||
@@ -45,6 +64,7 @@ std::optional<SweepGridInfo> SweepGridInfo::from_meta(const std::string& meta_pa
   info.shard = g["shard"].get<std::size_t>();
   info.shards = g["shards"].get<std::size_t>();
   info.setup = g["setup"];
+  info.version = version["version"].get<std::string>();
   return info;
 }
 
@@ -67,6 +87,12 @@ SweepGridInfo sweep_grid_info(const SweepSpec& spec, const std::vector<SweepPoin
   info.shard = shard;
   info.shards = shards;
   return info;
+}
+
+void check_same_version(const std::string& path, const SweepGridInfo& grid, const std::string& what) {
+  if (grid.version == stasim_version()) return;
+  throw InputError(path + ": its rows were written by stasim " + (grid.version.empty() ? "(unknown version)" : grid.version) +
+                   ", this is stasim " + stasim_version() + " (" + path + ".meta.json); " + what);
 }
 
 std::vector<std::string> setup_differences(const nlohmann::json& a, const nlohmann::json& b) {

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <functional>
+#include <cstdio>
 #include <sstream>
 
 #include "sim/core/config_reader.hpp"
@@ -245,12 +246,103 @@ void check_vary_keys(const SweepSpec& spec) {
 
 namespace {
 
+// `text` for a message: bytes outside printable ASCII as \xNN, so the message itself stays one clean line.
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string unprintable(const std::string& text) {
+  auto at = [](std::size_t i) { return " at byte " + std::to_string(i + 1); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", c);
+      return std::string("a control character (") + hex + ")" + at(i);
+    }
+    // The length of a UTF-8 sequence from its first byte, its continuation bytes, and no overlong or surrogate
+    // form (RFC 3629).
+    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return "invalid UTF-8" + at(i);
+    std::uint32_t code = length == 1 ? c : length == 2 ? (c & 0x1f) : length == 3 ? (c & 0x0f) : (c & 0x07);
+    for (std::size_t k = 1; k < length; ++k) {
+      const unsigned char next = static_cast<unsigned char>(text[i + k]);
+      if ((next >> 6) != 0x2) return "invalid UTF-8" + at(i);
+      code = (code << 6) | (next & 0x3f);
+    }
+    static const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < smallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return "invalid UTF-8" + at(i);
+    if (code >= 0x80 && code < 0xa0) {  // a C1 control character
+      char hex[12];
+      std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(code));
+      return std::string("a control character (") + hex + ")" + at(i);
+    }
+    i += length;
+  }
+  return "";
+}
+
+void check_grid_values(const SweepSpec& spec) {
+  const char* why = " is given twice (each value is one point of the grid: two points with one key collide in the "
+                    "output, and --resume and merge cannot tell them apart); give each value once";
+  auto once = [&](const std::string& axis, const std::vector<std::string>& values) {
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) != values.begin() + static_cast<std::ptrdiff_t>(i))
+        throw InputError(axis + ": '" + values[i] + "'" + why);
+  };
+  auto once_int = [&](const std::string& axis, const std::vector<std::int64_t>& values) {
+    std::vector<std::string> text;
+    for (std::int64_t v : values) text.push_back(std::to_string(v));
+    once(axis, text);
+  };
+  auto printable = [](const std::string& where, const std::string& text) {
+    const std::string problem = unprintable(text);
+    if (!problem.empty())
+      throw InputError(where + ": '" + escaped(text) + "' holds " + problem + "; a point's key is a cell of the output that "
+                       "--resume and merge read back, so it must be printable UTF-8");
+  };
+  for (const std::string& m : spec.models) printable("--models", m);
+  for (const std::string& f : spec.dataflows) printable("--dataflows", f);
+  printable("--hw", spec.hw);
+  printable("--down-schedule", spec.down);
+  once("--models", spec.models);
+  once("--dataflows", spec.dataflows);
+  once_int("--batch", spec.batch);
+  once_int("--d", spec.d);
+  once_int("--r", spec.r);
+  once_int("--K", spec.K);
+  for (const auto& [key, values] : spec.vary) {
+    std::vector<std::string> spelled;
+    for (const std::string& v : values) {
+      printable("--vary " + key, v);
+      spelled.push_back(is_option_axis(key) ? canonical_option_value(key, v) : v);
+    }
+    once("--vary " + key, spelled);
+  }
+}
+
+namespace {
+
 struct DrkUse {
   bool d, r, K;
 };
 
 std::vector<SweepPoint> expand_with(const SweepSpec& spec, const std::function<DrkUse(const std::string&)>& uses) {
   check_vary_keys(spec);
+  check_grid_values(spec);
   // Count first, saturating, so an oversized grid is refused before anything is allocated.
   auto times = [](std::size_t a, std::size_t b) { return b != 0 && a > kMaxGridPoints / b ? kMaxGridPoints + 1 : a * b; };
   std::size_t per_combination = 0;

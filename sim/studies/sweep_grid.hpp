@@ -55,6 +55,17 @@ std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& t
 // holding ';'. expand() checks it too.
 void check_vary_keys(const SweepSpec& spec);
 
+// Every value of an axis is one point of the grid, so a value given twice (--r 0,0,64, a model or dataflow named
+// twice, a --vary value twice) would make two points with one key, which resume and merge cannot tell apart:
+// InputError naming the axis and the value. Text that becomes part of a point's key (models, dataflows, hw, the
+// down schedule, --vary values) must be printable UTF-8, the key being a cell of the output that --resume and
+// merge read back: InputError naming where. expand() checks both.
+void check_grid_values(const SweepSpec& spec);
+
+// What keeps `text` from being a cell of the output read back as written: "" when it is printable UTF-8, else
+// "a control character (0x0a) at byte 3" or "invalid UTF-8 at byte 3".
+std::string unprintable(const std::string& text);
+
 struct SweepPoint {
   std::size_t index = 0;
   std::string model, dataflow, hw;

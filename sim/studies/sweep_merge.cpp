@@ -56,11 +56,16 @@ SweepMerge merge_sweep_parts(const std::vector<std::string>& paths) {
     if (!std::filesystem::exists(path, error)) throw InputError(path + ": no such sweep output");
     parts.push_back(read_sweep_table(path));
     grids.push_back(SweepGridInfo::from_meta(path + ".meta.json"));
+    if (grids.back())
+      check_same_version(path, *grids.back(), "rows of two versions may differ in what they mean; rerun the sweep (or "
+                         "all its shards) with one version, then merge with it");
   }
   check_same_grid(grids, paths);
   check_one_grid(parts, paths);
 
   SweepMerge merge;
+  for (std::size_t f = 0; f < paths.size(); ++f)
+    if (!grids[f]) merge.unverified.push_back(paths[f]);
   std::map<std::string, std::pair<SweepRow, std::string>> first;  // key -> (own cells, where)
   for (std::size_t f = 0; f < parts.size(); ++f) {
     for (std::size_t i = 0; i < parts[f].rows.size(); ++i) {

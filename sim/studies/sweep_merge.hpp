@@ -20,10 +20,13 @@ struct SweepMerge {
   // Grid points in no part: every index below grid->points without a row, or without a recorded grid the gaps
   // below the largest index seen (points past it cannot be known).
   std::vector<std::size_t> missing;
+  // Parts without a .meta.json: their grid cannot be checked against the others' (merge refuses them unless
+  // --allow-unverified; the merged file then records no grid).
+  std::vector<std::string> unverified;
 };
 
-// Reads the parts (each path's rows and its PATH.meta.json). InputError naming the two files for parts of
-// different grids, the two places for a point with two different rows, and file:line for a corrupt part.
+// Reads the parts (each path's rows and its PATH.meta.json). InputError naming the file for a .meta.json that is
+// cut, corrupt or lacks its fields, or that another stasim version wrote; the two files for parts of different grids, the two places for a point with two different rows, and file:line for a corrupt part.
 SweepMerge merge_sweep_parts(const std::vector<std::string>& paths);
 
 // Points for a message: "points 4, 17, 30 and 12 more"; with `shards` > 1 grouped by shard (i % shards) of a

@@ -13,6 +13,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_vary_columns.hpp"
 
 namespace stasim {
@@ -154,6 +155,8 @@ void check_row(const SweepRow& row, const std::string& where) {
     throw InputError(where + ": column point: expected a point index (a non-negative integer)");
   if (!text("key") || row["key"].get<std::string>().empty())
     throw InputError(where + ": column key: expected the point's key");
+  const std::string problem = unprintable(row["key"].get<std::string>());
+  if (!problem.empty()) throw InputError(where + ": column key: holds " + problem + " (stasim writes printable keys only)");
   const std::string status = text("status") ? row["status"].get<std::string>() : "";
   if (status != "ok" && status != "invalid" && status != "error")
     throw InputError(where + ": column status: expected ok, invalid or error");
