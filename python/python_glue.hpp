@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim::python {
 
@@ -17,11 +18,15 @@ inline pybind11::object to_python(const nlohmann::json& doc) {
   return pybind11::module_::import("json").attr("loads")(doc.dump());
 }
 
-// Runs `body`, turning the library's exceptions into the Python ones the module documents.
+// Runs `body`, turning the library's exceptions into the Python ones the module documents. Numbers are read and
+// printed with '.' inside, whatever locale the host program set (locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")).
 template <typename Body>
 auto guarded(Body body) -> decltype(body()) {
+  CNumericScope c_numbers;
   try {
     return body();
+  } catch (const pybind11::error_already_set&) {
+    throw;  // a Python exception (e.g. KeyboardInterrupt from a signal) reaches Python as itself
   } catch (const InputError& e) {
     throw pybind11::value_error(e.what());
   } catch (const std::exception& e) {

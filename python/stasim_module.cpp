@@ -124,6 +124,11 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
   for (const auto& [key, values] : vary) spec.vary.emplace_back(key, values);
   spec.layers = layers;
   spec.down = down;
+  // As --point-time-limit (0 = no limit), except that a limit past its top (1e7 s, e.g. 1e308 or inf) is taken
+  // as the top rather than refused: a notebook's "no practical limit".
+  if (!(point_time_limit >= 0))
+    throw py::value_error("point_time_limit: seconds a point may run must be >= 0 (0 = no limit), not " +
+                          py::repr(py::float_(point_time_limit)).cast<std::string>());
   std::vector<SweepRow> rows = guarded([&] {
     for (const std::string& name : spec.dataflows) registry().find(name);  // unknown names fail before any point runs
     // As the CLI: a --set key that no config has fails before any point runs, not as an invalid row per point.
@@ -132,8 +137,13 @@ py::object sweep(const std::vector<std::string>& models, const std::vector<std::
     std::vector<SweepPoint> grid = expand(spec, registry());  // as the CLI: one point per (d, r, K) a dataflow reads
     if (grid.empty()) throw InputError("the grid is empty");
     std::vector<SweepRow> out;
+    // Ctrl-C stops the sweep: while the points run (the GIL held), a pending signal's Python handler runs and its
+    // exception (KeyboardInterrupt) leaves run_points, whose workers are killed, and reaches the caller.
+    auto check_signals = [] {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    };
     run_points(grid, jobs > 0 ? jobs : 1, false, registry(), [&](SweepRow row) { out.push_back(std::move(row)); },
-               point_time_limit);
+               point_time_limit, check_signals);
     finalize(out);
     return out;
   });

@@ -11,6 +11,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim::cli {
 
@@ -53,6 +54,9 @@ std::string model_option(const std::string& option, const std::string& name) {
 std::string hw_option(const std::string& option, const std::string& name) { return resolved_for(option, name, resolve_hw); }
 
 int run(int argc, char** argv) {
+  // Numbers read and printed with '.' whatever the process locale (CLI11 reads doubles with strtold; reports use
+  // printf): sim/core/number_text.hpp.
+  CNumericScope c_numbers;
   // Redirected output is written in 1 MiB blocks, so a failure (a full disk) mostly surfaces at the final flush,
   // where its reason is still known (stdout_error below).
   if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 20);

@@ -25,6 +25,7 @@
 #include "workloads/representation_file.hpp"
 #include "workloads/safetensors_file.hpp"
 #include "workloads/synthetic_weights.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -69,7 +70,7 @@ bool parse_spec(const std::string& text, const std::string& option, std::map<std
 double number(const std::string& option, const std::string& key, const std::string& value) {
   try {
     std::size_t used = 0;
-    const double v = std::stod(value, &used);
+    const double v = text_to_double(value, &used);
     if (used == value.size() && std::isfinite(v)) return v;
   } catch (const std::exception&) {
   }

@@ -32,6 +32,7 @@
 #include "sim/studies/sweep_runner.hpp"
 #include "sim/studies/sweep_table.hpp"
 #include "workloads/routing.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim::cli {
 namespace {
@@ -163,9 +164,7 @@ void check_resumed_rows(const SweepTable& table, const std::vector<SweepPoint>& 
 
 // A number printed with 6 significant digits and read back: the short decimal a file keeps, the same on resume.
 double six_digits(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return std::strtod(text, nullptr);
+  return text_to_double(format_double("%.6g", value));
 }
 
 // Quality cells (nmse, quality_bits_per_weight) per point key, each representation built once. A
@@ -379,7 +378,7 @@ void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
   add_set_option(sub, o->base);
   sub->add_option("--jobs", o->jobs, "points in parallel (default: the CPUs this process may use)")->check(CLI::Range(0, 4096));
   sub->add_option("--point-time-limit", o->point_time_limit_s,
-                  "seconds a point may run before it is stopped and recorded as an error (0 = no limit)")
+                  "seconds a point may run before it is stopped and recorded as an error (0 = no limit, at most 1e7)")
       ->capture_default_str()->check(CLI::Range(0.0, 1e7));
   sub->add_option("--shard", o->shard, "run only the points with index % N == i (i/N, 0 <= i < N)");
   sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines (its folder is made)")->required();

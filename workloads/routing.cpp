@@ -12,6 +12,7 @@
 #include "sim/core/input_file.hpp"
 #include "sim/core/memory_budget.hpp"
 #include "workloads/seeded_random.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim {
 namespace {
@@ -40,7 +41,7 @@ bool parse_int(const std::string& text, std::int64_t& out) {
 bool parse_double(const std::string& text, double& out) {
   try {
     size_t used = 0;
-    double v = std::stod(text, &used);
+    double v = text_to_double(text, &used);
     if (used != text.size()) return false;
     out = v;
     return true;

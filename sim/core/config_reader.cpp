@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/core/input_file.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim {
 namespace {
@@ -46,7 +47,7 @@ bool convert(const YamlNode& node, T& out) {
   } else if constexpr (std::is_same_v<T, double>) {
     try {
       size_t used = 0;
-      double v = std::stod(text, &used);
+      double v = text_to_double(text, &used);
       if (used != text.size() || !std::isfinite(v)) return false;
       out = v;
       return true;

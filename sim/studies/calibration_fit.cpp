@@ -14,6 +14,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/studies/decode_run.hpp"
 #include "sim/studies/worker_pool.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim {
 
@@ -67,16 +68,10 @@ double to_unit(const CalibrationParameter& p, double v) {
 // cleanly and the report describes exactly what is written.
 double rounded(const CalibrationParameter& p, double v) {
   if (p.integer) return std::round(v);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return std::stod(text);
+  return text_to_double(format_double("%.4g", v));
 }
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", v);
-  return text;
-}
+std::string number(double v) { return format_double("%.10g", v); }
 
 double base_value(const YamlNode& root, const std::string& key, const std::string& file) {
   YamlNode node = root;
@@ -86,10 +81,14 @@ double base_value(const YamlNode& root, const std::string& key, const std::strin
     node = node[part];
   }
   // The document passed load_hardware, so the value is a number; anything else is still reported, not thrown.
-  char* end = nullptr;
   const std::string text = node.scalar();
-  double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0') throw InputError(mark_of(node, file) + ": " + key + ": expected a number");
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = text_to_double(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (text.empty() || used != text.size()) throw InputError(mark_of(node, file) + ": " + key + ": expected a number");
   return value;
 }
 
@@ -107,9 +106,13 @@ double start_value(const YamlNode& root, const CalibrationParameter& p, bool dec
 }
 
 double bound_number(const std::string& text, const std::string& free, const char* which) {
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v))
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = text_to_double(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(v))
     throw InputError("--free " + free + ": the " + which + " bound '" + text + "' is not a number (key.path=LOW:HIGH)");
   return v;
 }

@@ -78,7 +78,8 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
 }
 
 void run_points(const std::vector<SweepPoint>& points, int jobs, const SweepProgress& progress,
-                const DataflowRegistry& registry, const std::function<void(SweepRow)>& on_row, double point_time_limit_s) {
+                const DataflowRegistry& registry, const std::function<void(SweepRow)>& on_row, double point_time_limit_s,
+                const std::function<void()>& on_wait) {
   std::size_t done = 0, ok = 0, invalid = 0, errors = 0;
   const auto begin = std::chrono::steady_clock::now();
   double last_line_s = 0;
@@ -100,6 +101,7 @@ void run_points(const std::vector<SweepPoint>& points, int jobs, const SweepProg
   if (progress.mode == SweepProgress::Mode::redraw) report(true);
   WorkerPool pool([&](const std::string& index) { return run_point(points[std::stoul(index)], registry).dump(); },
                   jobs, point_time_limit_s);
+  if (on_wait) pool.on_wait(on_wait);
   std::vector<std::string> inputs;
   inputs.reserve(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) inputs.push_back(std::to_string(i));
@@ -127,10 +129,11 @@ void run_points(const std::vector<SweepPoint>& points, int jobs, const SweepProg
 }
 
 void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, const DataflowRegistry& registry,
-                const std::function<void(SweepRow)>& on_row, double point_time_limit_s) {
+                const std::function<void(SweepRow)>& on_row, double point_time_limit_s,
+                const std::function<void()>& on_wait) {
   SweepProgress mode;
   mode.mode = progress ? SweepProgress::Mode::redraw : SweepProgress::Mode::none;
-  run_points(points, jobs, mode, registry, on_row, point_time_limit_s);
+  run_points(points, jobs, mode, registry, on_row, point_time_limit_s, on_wait);
 }
 
 }  // namespace stasim

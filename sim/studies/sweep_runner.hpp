@@ -25,12 +25,15 @@ struct SweepProgress {
 };
 
 // Runs the points in the workers; `on_row` is called in this process as each one finishes (in completion
-// order). A point running longer than `point_time_limit_s` (0: no limit) is stopped and becomes an `error` row.
+// order). A point running longer than `point_time_limit_s` (0: no limit; above WorkerPool::kMaxTimeLimitS taken
+// as that) is stopped and becomes an `error` row. `on_wait` is WorkerPool::on_wait: called while the points run,
+// it may throw to stop them (their workers are killed).
 void run_points(const std::vector<SweepPoint>& points, int jobs, const SweepProgress& progress,
                 const DataflowRegistry& registry, const std::function<void(SweepRow)>& on_row,
-                double point_time_limit_s = 0);
+                double point_time_limit_s = 0, const std::function<void()>& on_wait = {});
 // The same with `progress` true: redrawn in place; false: none.
 void run_points(const std::vector<SweepPoint>& points, int jobs, bool progress, const DataflowRegistry& registry,
-                const std::function<void(SweepRow)>& on_row, double point_time_limit_s = 0);
+                const std::function<void(SweepRow)>& on_row, double point_time_limit_s = 0,
+                const std::function<void()>& on_wait = {});
 
 }  // namespace stasim

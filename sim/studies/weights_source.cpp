@@ -7,6 +7,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "workloads/layer_weights_loader.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim {
 namespace {
@@ -29,7 +30,7 @@ std::string where(const std::string& key, const std::string& value) {
 double real_value(const std::string& key, const std::string& text) {
   try {
     size_t used = 0;
-    const double value = std::stod(text, &used);
+    const double value = text_to_double(text, &used);
     if (used == text.size() && std::isfinite(value)) return value;
   } catch (const std::exception&) {
   }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "sim/core/pipe_io.hpp"
+#include "sim/core/number_text.hpp"
 
 namespace stasim {
 
@@ -50,7 +52,7 @@ std::string wait_status_text(int status) {
 }  // namespace
 
 WorkerPool::WorkerPool(Task task, int jobs, double time_limit_s)
-    : task_(std::move(task)), jobs_(std::max(jobs, 1)), time_limit_s_(time_limit_s) {}
+    : task_(std::move(task)), jobs_(std::max(jobs, 1)), time_limit_s_(std::min(time_limit_s, kMaxTimeLimitS)) {}
 
 WorkerPool::~WorkerPool() {
   // A worker still in a task (run() left by an exception) is killed rather than waited for: its task may hang.
@@ -149,7 +151,9 @@ void WorkerPool::run(const std::vector<std::string>& inputs,
       w.started = std::chrono::steady_clock::now();
       if (!send_frame(w.to, inputs[w.task])) fail(w, true, "died before it could take its task");
     }
-    // Wait for a reply, or for the first time limit to run out.
+    if (check_) check_();
+    // Wait for a reply, or for the first time limit to run out (sleeping in poll: the milliseconds left are
+    // clamped to an int, never a busy wait), or until the next check.
     std::vector<pollfd> fds;
     std::vector<std::size_t> of;
     int timeout_ms = -1;
@@ -160,11 +164,12 @@ void WorkerPool::run(const std::vector<std::string>& inputs,
       of.push_back(k);
       if (time_limit_s_ > 0) {
         double left = time_limit_s_ - std::chrono::duration<double>(now - workers_[k].started).count();
-        int ms = std::max(0, static_cast<int>(std::ceil(left * 1000.0)));
+        int ms = static_cast<int>(std::clamp(std::ceil(left * 1000.0), 0.0, 1e9));
         timeout_ms = timeout_ms < 0 ? ms : std::min(timeout_ms, ms);
       }
     }
     if (fds.empty()) continue;
+    if (check_) timeout_ms = timeout_ms < 0 ? kCheckEveryMs : std::min(timeout_ms, kCheckEveryMs);
     int ready = ::poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
@@ -194,9 +199,7 @@ void WorkerPool::run(const std::vector<std::string>& inputs,
         ++finished;
         done(task, TaskOutcome{false, "", "died before reporting (" + wait_status_text(wstatus) + ")"});
       } else if (time_limit_s_ > 0 && std::chrono::duration<double>(now - w.started).count() >= time_limit_s_) {
-        char limit[64];
-        std::snprintf(limit, sizeof limit, "%g", time_limit_s_);
-        fail(w, true, std::string("ran past the time limit of ") + limit + " s and was stopped");
+        fail(w, true, "ran past the time limit of " + format_double("%g", time_limit_s_) + " s and was stopped");
       }
     }
   }

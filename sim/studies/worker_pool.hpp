@@ -22,6 +22,8 @@ class WorkerPool {
   // `task` runs in the workers: forked copies of this process, made when run() needs them, so it may read
   // anything the caller holds while run() runs.
   using Task = std::function<std::string(const std::string& input)>;
+  // A time limit above kMaxTimeLimitS (e.g. 1e308 from Python) is taken as kMaxTimeLimitS.
+  static constexpr double kMaxTimeLimitS = 1e7;
   WorkerPool(Task task, int jobs, double time_limit_s = 0);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
@@ -29,6 +31,10 @@ class WorkerPool {
 
   // Runs every input; `done(index, outcome)` is called in this process as each finishes (completion order).
   void run(const std::vector<std::string>& inputs, const std::function<void(std::size_t, TaskOutcome)>& done);
+  // Called in this process while run() waits for workers, at least every kCheckEveryMs: may throw (e.g. a
+  // KeyboardInterrupt from Python), which leaves run() with its busy workers killed.
+  static constexpr int kCheckEveryMs = 100;
+  void on_wait(std::function<void()> check) { check_ = std::move(check); }
   // The outcomes in input order.
   std::vector<TaskOutcome> run(const std::vector<std::string>& inputs);
 
@@ -40,6 +46,7 @@ class WorkerPool {
   Task task_;
   int jobs_;
   double time_limit_s_;
+  std::function<void()> check_;
   std::vector<Worker> workers_;
 };
 

@@ -1,14 +1,17 @@
 // The worker pool (sim/studies/worker_pool.hpp) that sweeps and calibration run their simulations in: results in
 // input order from a few reused workers, a worker that dies or throws is reported with its task while the other
-// tasks go on, a task past the time limit is stopped and reported, and workers die with their parent.
+// tasks go on, a task past the time limit is stopped and reported, a huge time limit is waited for asleep (no
+// busy wait), a wait check that throws stops the run and its workers, and workers die with their parent.
 #include <gmock/gmock.h>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -23,9 +26,13 @@ namespace {
 
 using testing::HasSubstr;
 
-// "echo x" -> "x@<pid>"; "die" is killed by a signal; "throw" throws; "hang" never returns.
+// "echo x" -> "x@<pid>"; "die" is killed by a signal; "throw" throws; "hang" never returns; "sleep" sleeps 1 s.
 std::string task(const std::string& input) {
   if (input == "die") ::raise(SIGKILL);
+  if (input == "sleep") {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    return "slept@" + std::to_string(::getpid());
+  }
   if (input == "throw") throw std::runtime_error("boom");
   if (input == "hang")
     for (;;) ::pause();
@@ -82,6 +89,51 @@ TEST(WorkerPool, ATaskPastTheTimeLimitIsStoppedAndTheOthersGoOn) {
     EXPECT_FALSE(out[i].ok);
     EXPECT_EQ(out[i].failure, "ran past the time limit of 0.25 s and was stopped");
   }
+}
+
+double cpu_seconds_of_this_process() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// The pool sleeps in poll until a reply or the earliest time limit. A limit at --point-time-limit's top (1e7 s),
+// or far past it (1e308, infinity: Python's float), once overflowed the poll timeout to 0: the parent spun a CPU
+// for as long as its workers ran. Three tasks of 1 s asleep cost this process well under half a second of CPU.
+TEST(WorkerPool, AHugeTimeLimitIsWaitedForAsleep) {
+  const double before = cpu_seconds_of_this_process();
+  for (double limit : {1e7, 1e308, std::numeric_limits<double>::infinity()}) {
+    WorkerPool pool(task, 1, limit);
+    std::vector<TaskOutcome> out = pool.run({"sleep"});
+    ASSERT_TRUE(out[0].ok) << limit << ": " << out[0].failure;
+    EXPECT_EQ(reply_of(out[0]), "slept");
+  }
+  EXPECT_LT(cpu_seconds_of_this_process() - before, 0.5);
+}
+
+// A wait check that throws (Python's KeyboardInterrupt after Ctrl-C) leaves run() with the exception, and the
+// pool kills the workers still in their tasks: these hang forever, so a pool that waited for them would not
+// return from its destructor.
+TEST(WorkerPool, AThrowingWaitCheckStopsTheRunAndItsWorkers) {
+  int checks = 0;
+  {
+    WorkerPool pool(task, 2);
+    pool.on_wait([&checks] {
+      if (++checks == 3) throw std::runtime_error("interrupted");
+    });
+    EXPECT_THROW(
+        {
+          try {
+            pool.run({"hang", "hang", "echo 2"});
+          } catch (const std::runtime_error& e) {
+            EXPECT_STREQ(e.what(), "interrupted");
+            throw;
+          }
+        },
+        std::runtime_error);
+  }
+  EXPECT_EQ(checks, 3);
 }
 
 bool process_gone(pid_t pid) {

@@ -5,9 +5,12 @@ Run by ctest with PYTHONPATH set to the build's python/ folder and STASIM_BINARY
 import csv
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import stasim
@@ -148,6 +151,60 @@ class SweepTest(unittest.TestCase):
     def test_unknown_dataflow_raises_value_error(self):
         with self.assertRaises(ValueError):
             stasim.sweep(dataflows=["nope"], layers=1)
+
+    def test_ctrl_c_stops_a_sweep_with_keyboard_interrupt(self):
+        # 5000 points of the whole model on one worker (minutes of its CPU). SIGINT while the points run (the sweep
+        # waiting for its worker) raises KeyboardInterrupt in the caller and kills the worker: the workers' CPU
+        # time is a fraction of the grid's. (A sweep that ignored the signal would run every point and then raise
+        # KeyboardInterrupt on its return: the CPU time tells them apart.)
+        script = (
+            "import resource, stasim\n"
+            "try:\n"
+            "    stasim.sweep(dataflows=['cardan'], jobs=1,\n"
+            "                 vary={'core.dma.issue_ns': [str(900 + i) for i in range(5000)]})\n"
+            "    print('finished')\n"
+            "except KeyboardInterrupt:\n"
+            "    usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "    print('KeyboardInterrupt', usage.ru_utime + usage.ru_stime)\n"
+        )
+        child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        try:
+            # The sweep's worker is a child of the child: once it exists, the points are running.
+            children = f"/proc/{child.pid}/task/{child.pid}/children"
+            while child.poll() is None:
+                with open(children) as f:
+                    if f.read().split():
+                        break
+                time.sleep(0.05)
+            child.send_signal(signal.SIGINT)
+            out, err = child.communicate(timeout=600)  # a guard against a hang, not a timing
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        words = out.split()
+        self.assertEqual(words[:1], ["KeyboardInterrupt"], err)
+        self.assertLess(float(words[1]), 20.0, "the worker ran on after the signal")
+        self.assertEqual(child.returncode, 0, err)
+
+    def test_a_huge_point_time_limit_neither_raises_nor_spins(self):
+        # 1e308 s (or infinity) is past --point-time-limit's top of 1e7 s: taken as the top, not an error. The
+        # sweep waits for its worker asleep: while the worker simulates 16 whole-model points, this process spends
+        # under a quarter of the worker's CPU time (a busy wait would spend as much as the worker).
+        def cpu(who):
+            usage = resource.getrusage(who)
+            return usage.ru_utime + usage.ru_stime
+        for limit in (1e308, float("inf")):
+            own, workers = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
+            rows = stasim.sweep(dataflows=["cardan"], d=[4, 8], r=[256, 384], jobs=1, point_time_limit=limit,
+                                vary={"core.dma.issue_ns": ["800", "900", "1000", "1100"]})
+            own, workers = cpu(resource.RUSAGE_SELF) - own, cpu(resource.RUSAGE_CHILDREN) - workers
+            self.assertEqual([r["status"] for r in rows], ["ok"] * 16)
+            self.assertLess(own, 0.25 * workers, f"point_time_limit={limit}")
+        with self.assertRaises(ValueError) as raised:
+            stasim.sweep(dataflows=["cardan"], layers=1, point_time_limit=-1)
+        self.assertIn("point_time_limit", str(raised.exception))
 
 
 if __name__ == "__main__":
