@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -20,6 +21,22 @@ struct Output {
   int code;          // the exit code, -1 when the command did not exit normally
   std::string text;  // stdout and stderr together (or stdout alone: run_stasim_split)
 };
+
+// A scratch folder of its own (TempDir()/<prefix><name>), emptied first: a test's outputs must not exist yet.
+inline std::string fresh_dir(const std::string& prefix, const std::string& name) {
+  const std::string dir = testing::TempDir() + prefix + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The whole file at `path`, byte for byte ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 // Runs `command` through sh, stdout and stderr captured together.
 inline Output run_shell(const std::string& command) {

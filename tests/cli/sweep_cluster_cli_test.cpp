@@ -21,22 +21,11 @@ namespace fs = std::filesystem;
 using stasim::test::Output;
 using stasim::test::run_shell;
 using stasim::test::run_stasim;
+using stasim::test::slurp;
 using testing::HasSubstr;
 
 // A folder of its own per test, emptied first (outputs are refused when they exist).
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = testing::TempDir() + "sweep_cluster_" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string fresh_dir(const std::string& name) { return stasim::test::fresh_dir("sweep_cluster_", name); }
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
