@@ -12,6 +12,7 @@
 #include "sim/core/input_file.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/number_text.hpp"
+#include "tools/parse_error_text.hpp"
 
 namespace stasim::cli {
 
@@ -88,12 +89,10 @@ int run(int argc, char** argv) {
     check_command_word(app, args);
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
     app.parse(args);
-  } catch (const CLI::ExtrasError&) {
-    *flags.errors << "error: " << unexpected_arguments(app) << '\n';
-    return 2;
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e, std::cout, *flags.errors);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e, std::cout, *flags.errors);  // --help, --version
+    *flags.errors << "error: " << parse_error_text(app, e) << '\n';
+    return 2;
   } catch (const InputError& e) {
     *flags.errors << "error: " << e.what() << '\n';
     return 2;

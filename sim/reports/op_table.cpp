@@ -4,19 +4,11 @@
 #include <vector>
 
 #include "sim/core/isa_instructions.hpp"
+#include "sim/reports/csv_writer.hpp"
 #include "sim/reports/op_facts.hpp"
 
 namespace stasim {
 namespace {
-
-// RFC 4180: a cell with a comma, quote or newline is quoted, quotes doubled (op labels hold brackets, never
-// commas today, but the table must not depend on that).
-std::string cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string number(double value, const char* format) {
   char text[48];
@@ -38,14 +30,14 @@ std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result) {
     const OpFacts f = op_facts(graph, result, v);
     const Op& op = *f.op;
     const bool dma = moves_bytes(op);
-    out += cell(f.name) + ',' + std::to_string(op.core) + ',' + f.queue + ',' + engine_name(op.engine) + ',' +
-           (f.label.layer >= 0 ? std::to_string(f.label.layer) : "") + ',' +
-           (f.label.expert >= 0 ? std::to_string(f.label.expert) : "") + ',' + cell(f.phase) + ',' +
-           op_kind_name(op.kind) + ',' + ns(f.start_ps) + ',' + ns(f.end_ps) + ',' + ns(f.end_ps - f.start_ps) + ',' +
-           cell(f.bound_by) + ',' + (critical[v] ? "1" : "0") + ',' + dtype_name(op.dtype) + ',' + f.shape + ',' +
-           (dma ? std::to_string(f.bytes) : "") + ',' + f.src + ',' + f.dst + ',' + f.dge + ',' +
-           (dma ? number(f.bytes_per_partition, "%.6g") : "") + ',' + (dma ? number(f.achieved_gbps, "%.3f") : "") +
-           ',' + std::to_string(isa_instructions(op)) + '\n';
+    // Every field goes through the one CSV writer, so a comma in a name or shape can never shift a column.
+    out += csv_record({f.name, std::to_string(op.core), f.queue, engine_name(op.engine),
+                       f.label.layer >= 0 ? std::to_string(f.label.layer) : "",
+                       f.label.expert >= 0 ? std::to_string(f.label.expert) : "", f.phase, op_kind_name(op.kind),
+                       ns(f.start_ps), ns(f.end_ps), ns(f.end_ps - f.start_ps), f.bound_by, critical[v] ? "1" : "0",
+                       dtype_name(op.dtype), f.shape, dma ? std::to_string(f.bytes) : "", f.src, f.dst, f.dge,
+                       dma ? number(f.bytes_per_partition, "%.6g") : "", dma ? number(f.achieved_gbps, "%.3f") : "",
+                       std::to_string(isa_instructions(op))});
   }
   return out;
 }

@@ -13,6 +13,8 @@
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/output_file.hpp"
+#include "sim/reports/csv_reader.hpp"
+#include "sim/reports/csv_writer.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_vary_columns.hpp"
 
@@ -41,46 +43,10 @@ const std::vector<Column>& columns() {
   return list;
 }
 
-std::string csv_cell(const nlohmann::json& v) {
+// A cell's text before CSV quoting: empty for null, a string as it is, anything else as JSON.
+std::string cell_text(const nlohmann::json& v) {
   if (v.is_null()) return "";
-  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c == '\n' || c == '\r' ? ' ' : c;
-  }
-  return out + "\"";
-}
-
-// One CSV record (the writer never emits newlines inside cells).
-std::vector<std::string> parse_csv_line(const std::string& line, const std::string& where) {
-  std::vector<std::string> cells;
-  std::string cell;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.push_back(cell);
-      cell.clear();
-    } else {
-      cell += c;
-    }
-  }
-  if (quoted) throw InputError(where + ": unterminated quoted cell");
-  cells.push_back(cell);
-  return cells;
+  return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
 // value rounded to 1 / per_unit (e.g. 1000: three decimals); dividing the rounded integer gives the double
@@ -114,9 +80,9 @@ std::vector<std::string> csv_names(const std::vector<std::string>& vary) {
 }
 
 std::string csv_header(const std::vector<std::string>& vary) {
-  std::string out;
-  for (const std::string& name : csv_names(vary)) out += (out.empty() ? "" : ",") + name;
-  return out;
+  std::string record = csv_record(csv_names(vary));
+  record.pop_back();  // the callers add the line end
+  return record;
 }
 
 std::string row_line(const SweepRow& row, bool jsonl, const std::vector<std::string>& vary) {
@@ -129,13 +95,11 @@ std::string row_line(const SweepRow& row, bool jsonl, const std::vector<std::str
       ordered[assignment.first] = full[assignment.first];
     return ordered.dump();
   }
-  std::string out;
-  bool first = true;
-  for (const std::string& name : csv_names(vary)) {
-    out += (first ? "" : ",") + csv_cell(full.value(name, nlohmann::json()));
-    first = false;
-  }
-  return out;
+  std::vector<std::string> cells;
+  for (const std::string& name : csv_names(vary)) cells.push_back(cell_text(full.value(name, nlohmann::json())));
+  std::string record = csv_record(cells);
+  record.pop_back();  // the callers add the line end
+  return record;
 }
 
 namespace {
@@ -220,7 +184,7 @@ SweepTable read_sweep_table(const std::string& path) {
     ++number;
     // A killed sweep can leave its last line cut (no newline after it): only that line may be incomplete, and
     // it is skipped when it does not read as a whole row.
-    const bool last_and_cut = in.eof();
+    bool last_and_cut = in.eof();
     std::string where = path + ":" + std::to_string(number);
     if (line.empty()) continue;
     if (jsonl) {
@@ -236,13 +200,21 @@ SweepTable read_sweep_table(const std::string& path) {
       table.lines.push_back(number);
       continue;
     }
-    std::vector<std::string> cells;
-    try {
-      cells = parse_csv_line(line, where);
-    } catch (const InputError&) {
-      if (last_and_cut) continue;
-      throw;
+    // A quoted cell may hold line breaks: the record goes on over the next lines until its quotes close.
+    std::optional<std::vector<std::string>> record = parse_csv_record(line);
+    const int first_line = number;
+    std::string next;
+    while (!record && !last_and_cut && std::getline(in, next)) {
+      ++number;
+      line += '\n' + next;
+      last_and_cut = in.eof();
+      record = parse_csv_record(line);
     }
+    if (!record) {
+      if (last_and_cut) continue;  // the cut last record
+      throw InputError(where + ": unterminated quoted cell");
+    }
+    std::vector<std::string> cells = std::move(*record);
     if (header.empty()) {
       if (last_and_cut) throw InputError(where + ": the header line is cut (no newline after it)");
       // Columns are matched by name, so a file written before a column existed (e.g. without the quality
@@ -292,14 +264,14 @@ SweepTable read_sweep_table(const std::string& path) {
     add_vary_columns(row);
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (header_columns[i]) continue;
-      const std::string derived = row.contains(header[i]) ? csv_cell(row[header[i]]) : "";
+      const std::string derived = row.contains(header[i]) ? cell_text(row[header[i]]) : "";
       if (cells[i] != derived)
         throw InputError(where + ": column " + header[i] + ": '" + cells[i] + "', but the row's vary cell says '" +
                          derived + "'");
     }
     check_row(row, where);
     table.rows.push_back(std::move(row));
-    table.lines.push_back(number);
+    table.lines.push_back(first_line);
   }
   if (in.bad()) throw InputError(path + ": cannot read the sweep output (" + std::strerror(errno) + ")");
   return table;

@@ -238,8 +238,25 @@ std::vector<Case> catalog() {
       {"cli_shard_beyond_count", "", "sweep --shard 3/2 --out {out}.csv", {"--shard '3/2': expected i/N with 0 <= i < N"}},
       {"cli_zero_tp_is_not_the_default", "", "run --quiet --layers 1 --tp 0", {"deployment.tp: must be positive, got 0"}},
       {"cli_layers_beyond_model", "", "run --quiet --layers 49", {"--layers 49: Qwen3-30B-A3B has 48 layers (0 = all)"}},
-      {"cli_sweep_negative_layers", "", "sweep --layers -2 --out {out}.csv", {"--layers: Value -2 not in range 0 to 65536"}},
+      {"cli_sweep_negative_layers", "", "sweep --layers -2 --out {out}.csv",
+       {"error: --layers -2: must be between 0 and 65536\n"}},
       {"cli_not_a_number", "", "run --quiet --layers many", {"--layers"}},
+      // CLI11's own parse errors, each class in the house form: "error: ", the option (and value), the problem,
+      // where the options are listed; never CLI11's "Run with --help" line.
+      {"cli11_unknown_option", "", "run --quiet --bogus 3",
+       {"error: unknown option '--bogus' for stasim run (stasim run --help lists the options)\n"}},
+      {"cli11_missing_value", "", "run --quiet --layers",
+       {"error: --layers: needs an integer after it (stasim run --help lists the options)\n"}},
+      {"cli11_missing_text_value", "", "run --quiet --model",
+       {"error: --model: needs a value after it (stasim run --help lists the options)\n"}},
+      {"cli11_bad_integer", "", "run --quiet --layers many",
+       {"error: --layers many: expected an integer (stasim run --help lists the options)\n"}},
+      {"cli11_fraction_for_integer", "", "run --quiet --batch 1.5",
+       {"error: --batch 1.5: expected an integer (stasim run --help lists the options)\n"}},
+      {"cli11_extra_positional", "", "run --quiet extra",
+       {"error: unexpected argument 'extra' for stasim run (options take the form --name VALUE)\n"}},
+      {"cli11_excluded_pair", "", "run --quiet --verbose --layers 1",
+       {"error: --quiet excludes --verbose (stasim run --help lists the options)\n"}},
   };
 }
 
@@ -264,6 +281,7 @@ TEST_P(ErrorCatalog, ExitsTwoNamingThePlace) {
   EXPECT_EQ(o.code, 2) << command << "\n" << o.text;
   for (const std::string& fragment : c.expected) EXPECT_THAT(o.text, HasSubstr(expand(fragment, file, out))) << command;
   EXPECT_THAT(o.text, testing::Not(HasSubstr("internal error")));
+  EXPECT_THAT(o.text, testing::Not(HasSubstr("Run with --help")));  // CLI11's raw form, never printed
   stasim::test::expect_no_line_twice(o.text);  // the same problem is never reported twice
 }
 
