@@ -2,7 +2,7 @@
 // `stasim validate` (predict every published figure with a hardware config and compare, within tolerances).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -70,17 +70,14 @@ void validate_kernels(const CLI::App& validate, const Invocation& invocation, co
 
 
 void print_table(std::ostream& out, const std::vector<Prediction>& predictions) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%-48s %10s %10s %9s %10s %s\n", "target", "published", "predicted", "error",
-                "tolerance", "result");
-  out << line;
+  out << fmt::format("{:<48} {:>10} {:>10} {:>9} {:>10} {}\n", "target", "published", "predicted", "error",
+                     "tolerance", "result");
   int passed = 0;
   for (const Prediction& p : predictions) {
     const bool abs = p.target->absolute_tolerance();
-    std::snprintf(line, sizeof line, "%-48s %10.4g %10.4g %7.2f%s %8.1f%s %s\n", p.target->id.c_str(), p.target->value,
-                  p.predicted, p.error * 100, abs ? "pt" : "% ", p.target->tolerance() * 100, abs ? "pt" : "% ",
-                  p.pass ? "pass" : "MISS");
-    out << line;
+    out << fmt::format("{:<48} {:>10.4g} {:>10.4g} {:>7.2f}{} {:>8.1f}{} {}\n", p.target->id, p.target->value,
+                       p.predicted, p.error * 100, abs ? "pt" : "% ", p.target->tolerance() * 100, abs ? "pt" : "% ",
+                       p.pass ? "pass" : "MISS");
     passed += p.pass ? 1 : 0;
   }
   out << passed << " of " << predictions.size() << " targets within tolerance\n";
@@ -91,7 +88,6 @@ void print_table(std::ostream& out, const std::vector<Prediction>& predictions) 
 void print_facts(std::ostream& out, const ReferenceData& ref, const std::vector<FactCheck>& checks) {
   if (ref.facts.empty()) return;
   out << "\nfacts\n";
-  char line[256];
   for (const ReferenceFact& fact : ref.facts) {
     auto c = std::find_if(checks.begin(), checks.end(), [&](const FactCheck& x) { return x.fact == &fact; });
     if (c == checks.end()) {
@@ -104,45 +100,37 @@ void print_facts(std::ostream& out, const ReferenceData& ref, const std::vector<
       if (fact.checks.size() > 1) what += "[" + std::to_string(k) + "]";
       std::string subject = spec.needs_run() ? spec.run.describe() : spec.targets.empty() ? ref.model : "";
       for (const std::string& t : spec.targets) subject += (subject.empty() ? "" : ", ") + t;
-      std::snprintf(line, sizeof line, "%-34s expected %-18s model %-22s %s\n", what.c_str(), spec.expected().c_str(),
-                    c->shown[k].c_str(), c->check_holds[k] ? "holds" : "DOES NOT HOLD");
-      out << line;
+      out << fmt::format("{:<34} expected {:<18} model {:<22} {}\n", what, spec.expected(), c->shown[k],
+                         c->check_holds[k] ? "holds" : "DOES NOT HOLD");
       out << "    " << subject << "\n";
     }
   }
 }
 
 void print_parameters(std::ostream& out, const std::vector<CalibrationParameter>& params, const FitResult& fit) {
-  char line[512];
   int width = 34;  // wider for a long --free key
   for (const CalibrationParameter& p : params) width = std::max(width, static_cast<int>(p.name.size()));
-  std::snprintf(line, sizeof line, "\n%-*s %10s %10s %10s %-15s %s\n", width, "parameter", "value", "low", "high", "bound",
-                "sensitivity (tolerances per 10% of span: target)");
-  out << line;
+  out << fmt::format("\n{:<{}} {:>10} {:>10} {:>10} {:<15} {}\n", "parameter", width, "value", "low", "high", "bound",
+                     "sensitivity (tolerances per 10% of span: target)");
   for (std::size_t i = 0; i < params.size(); ++i) {
     std::string flag = bound_flag(params[i], fit.values[i]);
-    std::snprintf(line, sizeof line, "%-*s %10.4g %10.4g %10.4g %-15s %.2f: %s\n", width, params[i].name.c_str(),
-                  fit.values[i], params[i].low, params[i].high, flag.empty() ? "inside" : flag.c_str(),
-                  fit.sensitivity[i].tolerances, fit.sensitivity[i].target.c_str());
-    out << line;
+    out << fmt::format("{:<{}} {:>10.4g} {:>10.4g} {:>10.4g} {:<15} {:.2f}: {}\n", params[i].name, width, fit.values[i],
+                       params[i].low, params[i].high, flag.empty() ? "inside" : flag, fit.sensitivity[i].tolerances,
+                       fit.sensitivity[i].target);
   }
 }
 
 void print_leave_one_out(std::ostream& out, const std::vector<LeftOut>& rows) {
-  char line[256];
-  std::snprintf(line, sizeof line, "\nleave-one-out: each target predicted by a fit without it\n%-48s %10s %10s %10s %8s %s\n",
-                "target", "published", "in fit", "left out", "moved", "left-out result");
-  out << line;
+  out << fmt::format("\nleave-one-out: each target predicted by a fit without it\n{:<48} {:>10} {:>10} {:>10} {:>8} {}\n",
+                     "target", "published", "in fit", "left out", "moved", "left-out result");
   int evidence = 0;
   for (const LeftOut& r : rows) {
-    if (!r.converged) {
-      std::snprintf(line, sizeof line, "%-48s %10.4g %10.4g %10s %8s %s\n", r.id.c_str(), r.published, r.in_fit, "-", "-",
-                    "fit did not converge");
-    } else {
-      std::snprintf(line, sizeof line, "%-48s %10.4g %10.4g %10.4g %7.2ft %s\n", r.id.c_str(), r.published, r.in_fit,
-                    r.left_out, r.moved, r.pass ? "pass (evidence)" : "MISS (warning)");
-    }
-    out << line;
+    if (!r.converged)
+      out << fmt::format("{:<48} {:>10.4g} {:>10.4g} {:>10} {:>8} {}\n", r.id, r.published, r.in_fit, "-", "-",
+                         "fit did not converge");
+    else
+      out << fmt::format("{:<48} {:>10.4g} {:>10.4g} {:>10.4g} {:>7.2f}t {}\n", r.id, r.published, r.in_fit, r.left_out,
+                         r.moved, r.pass ? "pass (evidence)" : "MISS (warning)");
     evidence += r.converged && r.pass ? 1 : 0;
   }
   out << evidence << " of " << rows.size() << " targets predicted within tolerance when left out (moved: in tolerances)\n";

@@ -8,7 +8,7 @@
 // - An unknown command or option is bad input with a did-you-mean and the list of what exists.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
+#include <fmt/format.h>
 #include <filesystem>
 #include <sstream>
 #include <utility>
@@ -199,9 +199,7 @@ void finish_command(const SharedFlags& flags) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - flags.started).count();
-  char line[64];
-  std::snprintf(line, sizeof line, "%.2f s", seconds);
-  err << "stasim " << sub.get_name() << ": done in " << line << '\n';
+  err << "stasim " << sub.get_name() << ": done in " << fmt::format("{:.2f} s", seconds) << '\n';
 }
 
 }  // namespace stasim::cli

@@ -1,10 +1,10 @@
 #include "sim/reports/dot_writer.hpp"
 
 #include <boost/graph/graphviz.hpp>
+#include <fmt/format.h>
 
 #include "sim/core/schedule_graph_bgl.hpp"
 
-#include <cstdio>
 #include <set>
 #include <utility>
 #include <vector>
@@ -31,8 +31,7 @@ class OpWriter {
     const Op& op = graph_.op(static_cast<OpId>(v));
     const OpTiming& t = result_.ops[v];
     std::string engine = op.engine == Engine::dma ? "dma q" + std::to_string(op.queue) : engine_name(op.engine);
-    char interval[96];
-    std::snprintf(interval, sizeof interval, "%.3f-%.3f ns", ns_from_ps(t.start_ps), ns_from_ps(t.end_ps));
+    const std::string interval = fmt::format("{:.3f}-{:.3f} ns", ns_from_ps(t.start_ps), ns_from_ps(t.end_ps));
     std::string label = graph_.name(static_cast<OpId>(v)) + "\\n" + engine + " core " + std::to_string(op.core) + "\\n" + interval;
     out << "[label=" << dot_quoted(label);
     if (critical_[v]) out << ", color=red, style=filled, fillcolor=\"#ffd0d0\", penwidth=2";

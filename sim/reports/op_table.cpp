@@ -1,6 +1,7 @@
 #include "sim/reports/op_table.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <vector>
 
 #include "sim/core/isa_instructions.hpp"
@@ -10,13 +11,7 @@
 namespace stasim {
 namespace {
 
-std::string number(double value, const char* format) {
-  char text[48];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
-std::string ns(Picoseconds ps) { return number(ns_from_ps(ps), "%.3f"); }
+std::string ns(Picoseconds ps) { return fmt::format("{:.3f}", ns_from_ps(ps)); }
 
 }  // namespace
 
@@ -36,7 +31,7 @@ std::string op_table_csv(const ScheduleGraph& graph, const SimResult& result) {
                        f.label.expert >= 0 ? std::to_string(f.label.expert) : "", f.phase, op_kind_name(op.kind),
                        ns(f.start_ps), ns(f.end_ps), ns(f.end_ps - f.start_ps), f.bound_by, critical[v] ? "1" : "0",
                        dtype_name(op.dtype), f.shape, dma ? std::to_string(f.bytes) : "", f.src, f.dst, f.dge,
-                       dma ? number(f.bytes_per_partition, "%.6g") : "", dma ? number(f.achieved_gbps, "%.3f") : "",
+                       dma ? fmt::format("{:.6g}", f.bytes_per_partition) : "", dma ? fmt::format("{:.3f}", f.achieved_gbps) : "",
                        std::to_string(isa_instructions(op))});
   }
   return out;

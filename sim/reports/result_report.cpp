@@ -1,6 +1,7 @@
 #include "sim/reports/result_report.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "sim/core/output_file.hpp"
@@ -12,11 +13,7 @@ namespace {
 // Times are integer picoseconds, so three decimals of ns are exact.
 double ns(Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
-std::string fmt_us(Picoseconds ps) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ps) / 1e6);
-  return buf;
-}
+std::string fmt_us(Picoseconds ps) { return fmt::format("{:.3f}", static_cast<double>(ps) / 1e6); }
 
 }  // namespace
 
@@ -86,24 +83,18 @@ nlohmann::json result_json(const ScheduleGraph& graph, const HardwareConfig& hw,
 }
 
 void print_summary(std::ostream& out, const ScheduleGraph& graph, const HardwareConfig& hw, const SimResult& r) {
-  char line[256];
   out << "hardware " << hw.name << " (" << hw.lnc << " physical core" << (hw.lnc > 1 ? "s" : "") << "), "
       << graph.size() << " ops\n";
   out << "total " << fmt_us(r.total_ps) << " us\n\n";
-  std::snprintf(line, sizeof line, "%-8s %14s %8s %14s %12s\n", "engine", "active_us", "busy_%", "instructions",
-                "critical_us");
-  out << line;
+  out << fmt::format("{:<8} {:>14} {:>8} {:>14} {:>12}\n", "engine", "active_us", "busy_%", "instructions",
+                     "critical_us");
   for (int e = 0; e < kEngineCount; ++e) {
     double busy = r.total_ps > 0 ? 100.0 * r.engines[e].active_ps / r.total_ps : 0.0;
-    std::snprintf(line, sizeof line, "%-8s %14s %8.1f %14llu %12s\n", engine_name(static_cast<Engine>(e)),
-                  fmt_us(r.engines[e].active_ps).c_str(), busy,
-                  static_cast<unsigned long long>(r.engines[e].instructions),
-                  fmt_us(r.critical_path.by_engine_ps[e]).c_str());
-    out << line;
+    out << fmt::format("{:<8} {:>14} {:>8.1f} {:>14} {:>12}\n", engine_name(static_cast<Engine>(e)),
+                       fmt_us(r.engines[e].active_ps), busy, r.engines[e].instructions,
+                       fmt_us(r.critical_path.by_engine_ps[e]));
   }
-  std::snprintf(line, sizeof line, "%-8s %14s %8s %14s %12s\n", "wait", "", "", "",
-                fmt_us(r.critical_path.wait_ps).c_str());
-  out << line << '\n';
+  out << fmt::format("{:<8} {:>14} {:>8} {:>14} {:>12}\n\n", "wait", "", "", "", fmt_us(r.critical_path.wait_ps));
   out << "dma: " << r.dma_transfers << " transfers, HBM read " << r.hbm_read_bytes << " B, written "
       << r.hbm_write_bytes << " B\n";
   out << "sbuf peak: " << r.sbuf_peak_bytes_per_partition << " of " << hw.sbuf.usable_bytes_per_partition()
