@@ -10,8 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/core/input_error.hpp"
-#include "sim/core/number_text.hpp"
+#include "stasim/stasim.hpp"
 
 namespace stasim::python {
 

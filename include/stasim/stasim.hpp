@@ -7,7 +7,9 @@
 //   stasim::DecodeRun run = sim.run(request);
 //   nlohmann::json doc = sim.json(run);     // the document of `stasim run --json`; run.result: per-op timings
 //   doc["provenance"] = stasim::request_provenance(request, "run");  // what the CLI records beside it
+//   nlohmann::json side = sim.json(sim.compare(request, {"dense", "cardan"}));  // `stasim compare --json`'s runs
 //
+// Sweeps (a grid of runs in worker processes) are include/stasim/sweep.hpp, kernels include/stasim/kernel.hpp.
 // Every simulation of a process runs on that process's one SystemC kernel, one after another: a Simulator is
 // not to be used from several threads at once (use processes, as sim/studies/worker_pool.hpp does). Bad input
 // throws stasim::InputError (its message names the file:line:col or key), a failed simulation
@@ -24,6 +26,7 @@
 #include "dataflows/dataflow_registry.hpp"
 #include "sim/core/build_info.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/number_text.hpp"  // CNumericScope: numbers read and printed with '.' whatever locale a host set
 #include "sim/studies/decode_run.hpp"
 #include "sim/studies/request_switches.hpp"
 #include "sim/studies/resolved_configs.hpp"
