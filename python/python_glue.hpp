@@ -6,16 +6,36 @@
 #include <pybind11/pybind11.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
-#include "sim/core/input_error.hpp"
-#include "sim/core/number_text.hpp"
+#include "stasim/stasim.hpp"
 
 namespace stasim::python {
 
-// JSON text -> Python objects, through Python's own json module (numbers keep their JSON types).
+// A JSON document as Python objects, value by value (no text in between): objects are dicts in the document's
+// key order, arrays lists, integers int, other numbers float, null None.
 inline pybind11::object to_python(const nlohmann::json& doc) {
-  return pybind11::module_::import("json").attr("loads")(doc.dump());
+  using value_t = nlohmann::json::value_t;
+  switch (doc.type()) {
+    case value_t::object: {
+      pybind11::dict out;
+      for (const auto& [key, value] : doc.items()) out[pybind11::str(key)] = to_python(value);
+      return std::move(out);
+    }
+    case value_t::array: {
+      pybind11::list out(doc.size());
+      for (std::size_t i = 0; i < doc.size(); ++i) out[i] = to_python(doc[i]);
+      return std::move(out);
+    }
+    case value_t::string: return pybind11::str(doc.get_ref<const std::string&>());
+    case value_t::boolean: return pybind11::bool_(doc.get<bool>());
+    case value_t::number_integer: return pybind11::int_(doc.get<std::int64_t>());
+    case value_t::number_unsigned: return pybind11::int_(doc.get<std::uint64_t>());
+    case value_t::number_float: return pybind11::float_(doc.get<double>());
+    default: return pybind11::none();  // null (and the binary and discarded kinds no result holds)
+  }
 }
 
 // Runs `body`, turning the library's exceptions into the Python ones the module documents. Numbers are read and

@@ -1,5 +1,7 @@
 #include "sim/studies/config_paths.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -50,6 +52,26 @@ std::string data_dir() {
   if (!ec) {
     fs::path installed = (exe.parent_path() / STASIM_BIN_TO_DATA_DIR).lexically_normal();
     if (has_configs(installed)) return installed.string();
+  }
+  // (config_paths.hpp's order, with one more place before the source tree.) In the Python module (this code in
+  // a shared object that python3 loaded), the data lies beside the module:
+  // in the package's own data/ (what `pip install .` ships) or, after `cmake --install`, in <prefix>/share/stasim
+  // reached from the module's folder.
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&data_dir), &self) != 0 && self.dli_fname != nullptr) {
+    const fs::path object = fs::canonical(self.dli_fname, ec);
+    if (!ec && object != fs::canonical(exe, ec)) {
+      const fs::path folder = object.parent_path();
+      if (has_configs(folder / "data")) return (folder / "data").string();
+      // Only an installed module reaches for a prefix (one in a build tree could find an unrelated share/stasim).
+      const std::string installed_suffix = "/" STASIM_PYTHON_INSTALL_DIR "/stasim";
+      const std::string where = folder.string();
+      const fs::path prefix_data = (folder / STASIM_MODULE_TO_DATA_DIR).lexically_normal();
+      if (where.size() >= installed_suffix.size() &&
+          where.compare(where.size() - installed_suffix.size(), installed_suffix.size(), installed_suffix) == 0 &&
+          has_configs(prefix_data))
+        return prefix_data.string();
+    }
   }
   return STASIM_SOURCE_DIR;
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, then the installed binary run from another folder: it finds the
 # configs installed beside it (not the source tree's: the installed trn3 is renamed to tell them apart), keeps
-# finding them when the prefix is moved, honours STASIM_DATA_DIR, and the installed plot script draws. Finally a
-# configure with -DBUILD_TESTING=OFF has no test targets.
-# Usage: install_test.sh SOURCE_DIR BUILD_DIR
+# finding them when the prefix is moved, honours STASIM_DATA_DIR, and the installed plot script draws. With the
+# Python module built, the installed package is imported from the prefix (PYTHONPATH) and reads the prefix's
+# configs, moved or not. Finally a configure with -DBUILD_TESTING=OFF has no test targets.
+# Usage: install_test.sh SOURCE_DIR BUILD_DIR [PYTHON PYTHON_INSTALL_DIR]
 set -euo pipefail
 src=$1
 build=$2
+python=${3:-}
+python_dir=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "install test FAILED: $*" >&2; exit 1; }
@@ -20,9 +23,26 @@ for f in bin/stasim bin/stasim-plot share/stasim/configs/hw/trn3.yaml share/stas
   [ -e "$prefix/$f" ] || fail "the prefix has no $f"
 done
 sed -i 's/^name: trn3$/name: trn3-installed/' "$prefix/share/stasim/configs/hw/trn3.yaml"
+# The Python package from the prefix: its version, and a run on the prefix's configs (found from the module).
+import_installed() {
+  [ -n "$python" ] || return 0
+  PYTHONPATH="$1/$python_dir" "$python" -c '
+import os, sys, stasim
+assert stasim.__file__.startswith(sys.argv[1]), stasim.__file__
+step = stasim.run(hw="trn3", layers=1)
+assert step["hardware"] == "trn3-installed", step["hardware"]
+print(stasim.__version__)' "$1" >"$work/python.txt" 2>&1 || fail "import stasim from $1/$python_dir: $(cat "$work/python.txt")"
+  grep -qx "$("$1/bin/stasim" --version | sed -n 's/^stasim \([0-9.]*\) .*/\1/p')" "$work/python.txt" ||
+    fail "the installed module's version: $(cat "$work/python.txt")"
+}
+if [ -n "$python" ]; then
+  [ -e "$prefix/$python_dir/stasim/__init__.py" ] || fail "the prefix has no $python_dir/stasim/__init__.py"
+  ls "$prefix/$python_dir/stasim/"_stasim*.so >/dev/null 2>&1 || fail "the prefix has no $python_dir/stasim/_stasim*.so"
+fi
 
 mkdir "$work/elsewhere"
 cd "$work/elsewhere"
+import_installed "$prefix"
 "$prefix/bin/stasim" --version >version.txt
 grep -qx "configs: $prefix/share/stasim/configs" version.txt || fail "--version: $(cat version.txt)"
 "$prefix/bin/stasim" run --hw trn3 --layers 1 --quiet --json r.json
@@ -33,6 +53,7 @@ grep -q '"hardware": "trn3-installed"' s.json || fail "schedule did not read the
 
 # A moved prefix still finds its configs (they are found from the binary's own location).
 mv "$prefix" "$work/moved"
+import_installed "$work/moved"
 "$work/moved/bin/stasim" --version | grep -qx "configs: $work/moved/share/stasim/configs" || fail "moved prefix"
 "$work/moved/bin/stasim" run --hw trn3-calibrated --layers 1 --quiet --json r2.json
 grep -q '"hardware": "trn3-calibrated"' r2.json || fail "the calibrated overlay from the moved prefix"

@@ -22,6 +22,17 @@ def cli(*args):
     return subprocess.run([BINARY, *args], check=True, capture_output=True, text=True).stdout
 
 
+def cli_error(*args):
+    """The CLI's message for bad input: exit code 2 and one line on stderr."""
+    done = subprocess.run([BINARY, *args], capture_output=True, text=True)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    return done.stderr
+
+
+# The CLI's options that name its output files and chatter, not the request: a Python call has none of them.
+OUTPUT_OPTIONS = {"json", "quiet", "trace", "trace-layers", "dot", "ops", "dump-config", "verbose"}
+
+
 class RunTest(unittest.TestCase):
     def test_run_returns_what_run_json_writes(self):
         # Two layers of CARDAN (d, r) = (4, 256) with reuse off and a hardware override: every option is passed
@@ -207,9 +218,6 @@ class SweepTest(unittest.TestCase):
         self.assertIn("point_time_limit", str(raised.exception))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class KernelTest(unittest.TestCase):
     def test_shipped_kernel_equals_the_cli(self):
@@ -287,3 +295,169 @@ class VersionTest(unittest.TestCase):
         # `stasim --version` prints "stasim 0.1.0 (git ...)": the module's __version__ is that number.
         self.assertRegex(stasim.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
         self.assertIn("stasim " + stasim.__version__ + " ", cli("--version"))
+
+
+class ProvenanceTest(unittest.TestCase):
+    def test_run_records_what_the_cli_records(self):
+        # The Python document carries the CLI's provenance: its command_line is the CLI command that gives the
+        # same result (options away from their defaults, in a fixed order); run with --json it writes the same
+        # figures and the same provenance but for the output options.
+        py = stasim.run(dataflow="cardan", d=4, r=256, layers=2, reuse=False, down="weight-sbuf",
+                        sets=["core.dma.engines=8"])
+        line = py["provenance"]["command_line"]
+        self.assertEqual(line, ["stasim", "run", "--d", "4", "--r", "256", "--layers", "2", "--down-schedule",
+                                "weight-sbuf", "--no-reuse", "--set", "core.dma.engines=8"])
+        out = json.loads(cli(*line[1:], "--quiet", "--json", "-"))
+        mine, theirs = py.pop("provenance"), out.pop("provenance")
+        self.assertEqual(py, out)
+        self.assertEqual(theirs["command_line"], line + ["--quiet", "--json", "-"])
+        for key in ("stasim", "command", "sets", "configs"):
+            self.assertEqual(mine[key], theirs[key], key)
+        self.assertEqual(mine["options"], {k: v for k, v in theirs["options"].items() if k not in OUTPUT_OPTIONS})
+        self.assertEqual(sorted(mine), sorted(theirs))
+        self.assertEqual(mine["options"]["d"], "4")
+        self.assertEqual(mine["options"]["batch"], "")
+        self.assertIs(mine["options"]["no-reuse"], True)
+        self.assertEqual(mine["configs"]["hardware"]["name"], "trn3-calibrated")
+
+    def test_defaults_record_the_bare_command(self):
+        py = stasim.run(layers=1, batch=1, tp=4)
+        self.assertEqual(py["provenance"]["command_line"], ["stasim", "run", "--batch", "1", "--tp", "4", "--layers", "1"])
+        self.assertEqual(py["provenance"]["options"]["tp"], "4")
+        self.assertEqual(py["provenance"]["sets"], [])
+
+    def test_numbers_keep_their_json_types(self):
+        # Converted value by value: integers stay int, fractions float, flags bool (as json.loads gives them).
+        py = stasim.run(layers=1, down="weight-sbuf")
+        self.assertIs(type(py["layers"]), int)
+        self.assertIs(type(py["tpot_us"]), float)
+        self.assertIs(type(py["provenance"]["options"]["no-reuse"]), bool)
+
+
+class CompareTest(unittest.TestCase):
+    def test_compare_returns_what_compare_json_writes(self):
+        # dense and cardan on one layer: the runs of `stasim compare --json`, each with its speedup over dense
+        # (dense over itself 1.0), and the same provenance but for the output options.
+        py = stasim.compare(dataflows=["dense", "cardan"], layers=1, down="weight-sbuf")
+        line = py["provenance"]["command_line"]
+        self.assertEqual(line, ["stasim", "compare", "--layers", "1", "--down-schedule", "weight-sbuf"])
+        out = json.loads(cli(*line[1:], "--quiet", "--json", "-"))
+        mine, theirs = py.pop("provenance"), out.pop("provenance")
+        self.assertEqual(py, out)
+        self.assertEqual([r["dataflow"] for r in py["runs"]], ["dense", "cardan"])
+        self.assertEqual(py["runs"][0]["speedup_vs_dense"], 1.0)
+        self.assertEqual(py["runs"][1]["speedup_vs_dense"],
+                         round(py["runs"][0]["tpot_us"] / py["runs"][1]["tpot_us"], 4))
+        self.assertEqual(mine["options"], {k: v for k, v in theirs["options"].items() if k not in OUTPUT_OPTIONS})
+        self.assertEqual(mine["options"]["dataflows"], "dense,cardan")
+        alone = stasim.run(dataflow="cardan", layers=1, down="weight-sbuf")
+        self.assertEqual(py["runs"][1]["tpot_us"], alone["tpot_us"])
+
+    def test_other_dataflows_are_named_on_the_command_line(self):
+        py = stasim.compare(dataflows=["cardan", "vq-only"], layers=1, down="weight-sbuf")
+        self.assertEqual(py["provenance"]["command_line"][2:4], ["--dataflows", "cardan,vq-only"])
+        self.assertEqual(py["runs"][0]["speedup_vs_cardan"], 1.0)
+
+    def test_bad_compare_input_raises_the_clis_message(self):
+        with self.assertRaises(ValueError) as raised:
+            stasim.compare(dataflows=["dense", "cardn"], layers=1)
+        self.assertIn(str(raised.exception), cli_error("compare", "--dataflows", "dense,cardn", "--layers", "1", "--quiet"))
+        self.assertIn("unknown dataflow 'cardn'", str(raised.exception))
+        with self.assertRaisesRegex(ValueError, "name at least one dataflow"):
+            stasim.compare(dataflows=[], layers=1)
+
+
+class ParityErrorTest(unittest.TestCase):
+    def test_a_mistyped_vary_key_raises_before_any_point(self):
+        # It would fail every point: the CLI refuses it before running any, and so does sweep() (with its message).
+        with self.assertRaises(ValueError) as raised:
+            stasim.sweep(dataflows=["dense"], layers=1, vary={"core.dma.enignes": ["4", "16"]})
+        message = str(raised.exception)
+        self.assertIn("core.dma.enignes", message)
+        with tempfile.TemporaryDirectory() as folder:
+            self.assertIn(message, cli_error("sweep", "--dataflows", "dense", "--layers", "1", "--vary",
+                                             "core.dma.enignes=4,16", "--out", os.path.join(folder, "x.csv")))
+        with self.assertRaisesRegex(ValueError, "has no key 'deployment.tpp'"):
+            stasim.sweep(dataflows=["dense"], layers=1, vary={"model.deployment.tpp": ["1"]})
+
+    def test_a_switch_that_changes_nothing_is_refused_as_run_refuses_it(self):
+        with self.assertRaises(ValueError) as raised:
+            stasim.run(layers=1, recompute_table=True)
+        self.assertIn(str(raised.exception), cli_error("run", "--layers", "1", "--recompute-table", "--quiet"))
+        self.assertTrue(str(raised.exception).startswith("--recompute-table: "))
+
+    def test_run_errors_are_the_clis(self):
+        with self.assertRaises(ValueError) as raised:
+            stasim.run(model="qwen3-30b-a3", layers=1)
+        self.assertIn(str(raised.exception), cli_error("run", "--model", "qwen3-30b-a3", "--layers", "1", "--quiet"))
+        self.assertIn("did you mean 'qwen3-30b-a3b'", str(raised.exception))
+
+
+class SweepConfigTest(unittest.TestCase):
+    def test_sweep_from_a_yaml_equals_the_cli_sweep(self):
+        # configs/sweeps/qwen3-30b-a3b-dr-k256.yaml narrowed to d 8, r 0 and 384, one layer, as the CLI's
+        # `--config` with options on top: dense once + cardan at (8, 0) and (8, 384) = 3 points, row for row.
+        rows = stasim.sweep(config="qwen3-30b-a3b-dr-k256", d=[8], r=[0, 384], layers=1, jobs=2)
+        self.assertEqual(len(rows), 3)
+        with tempfile.TemporaryDirectory() as folder:
+            out = os.path.join(folder, "grid.jsonl")
+            cli("sweep", "--config", "qwen3-30b-a3b-dr-k256", "--d", "8", "--r", "0,384", "--layers", "1",
+                "--jobs", "2", "--out", out)
+            with open(out) as f:
+                expected = [json.loads(line) for line in f if line.strip()]
+        self.assertEqual(rows, expected)
+        self.assertEqual([(r["dataflow"], r.get("r")) for r in rows], [("dense", None), ("cardan", 0), ("cardan", 384)])
+
+    def test_a_path_and_keywords_over_the_file(self):
+        # A sweep YAML by path; the keywords win over its keys and --set values come after its own.
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "mine.yaml")
+            with open(path, "w") as f:
+                f.write("dataflows: [cardan]\nd: [4, 8]\nlayers: 1\nreuse: false\nset: [core.dma.engines=8]\n")
+            rows = stasim.sweep(config=path)
+            self.assertEqual([r["d"] for r in rows], [4, 8])
+            alone = stasim.run(dataflow="cardan", d=4, layers=1, down="weight-sbuf", reuse=False,
+                               sets=["core.dma.engines=8"])
+            self.assertEqual(rows[0]["tpot_us"], alone["tpot_us"])
+            rows = stasim.sweep(config=path, d=[4], reuse=True, sets=["core.dma.engines=16"])
+            alone = stasim.run(dataflow="cardan", d=4, layers=1, down="weight-sbuf", sets=["core.dma.engines=16"])
+            self.assertEqual([r["tpot_us"] for r in rows], [alone["tpot_us"]])
+
+    def test_a_bad_sweep_config_raises_value_error(self):
+        with self.assertRaisesRegex(ValueError, "^config: no sweep 'qwen3-dr'; shipped sweeps: "):
+            stasim.sweep(config="qwen3-dr")
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "bad.yaml")
+            with open(path, "w") as f:
+                f.write("dataflows: [cardan]\nlayer: 1\n")
+            with self.assertRaises(ValueError) as raised:
+                stasim.sweep(config=path)
+            self.assertIn(path, str(raised.exception))
+            self.assertIn("layer", str(raised.exception))
+
+
+class ProgressTest(unittest.TestCase):
+    def test_a_callable_hears_of_every_point(self):
+        seen = []
+        stasim.sweep(dataflows=["dense", "cardan"], d=[4, 8], layers=1, progress=lambda done, total: seen.append((done, total)))
+        self.assertEqual(seen, [(1, 3), (2, 3), (3, 3)])
+
+    def test_an_exception_in_the_callable_stops_the_sweep(self):
+        def stop(done, total):
+            raise KeyError("enough")
+        with self.assertRaises(KeyError):
+            stasim.sweep(dataflows=["cardan"], d=[2, 4, 8], layers=1, progress=stop)
+
+    def test_progress_lines_on_stderr_as_the_cli(self):
+        # progress=0: a line per point on stderr (stderr is not a terminal here), as `stasim sweep --progress-every 0`.
+        script = "import stasim; stasim.sweep(dataflows=['dense', 'cardan'], layers=1, progress=0)"
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        lines = done.stderr.splitlines()
+        self.assertEqual([l.split(")")[0] for l in lines],
+                         ["sweep: 1/2 points (ok 1, invalid 0, error 0", "sweep: 2/2 points (ok 2, invalid 0, error 0"])
+        with self.assertRaisesRegex(ValueError, "^progress: "):
+            stasim.sweep(dataflows=["dense"], layers=1, progress="yes")
+
+
+if __name__ == "__main__":
+    unittest.main()
