@@ -37,9 +37,13 @@ void register_builtin(DataflowRegistry& registry) {
                 [](std::int64_t d, std::int64_t, std::int64_t K) { return Representation::vq_only(d, K); },
                 true, false, true, true});
   registry.add({"xla", "compiler-lowered baseline: one kernel per op, intermediates through HBM, no prefetch across routing",
-                xla_routed_experts, [](std::int64_t, std::int64_t, std::int64_t) { return Representation::dense_bf16(); }});
-  registry.add({"w4a8", "MXFP4 gate/up on the MX matmul, packed output converted per expert, BF16 down",
-                w4a8_routed_experts, [](std::int64_t, std::int64_t, std::int64_t) { return Representation::mxfp4(); }});
+                xla_routed_experts, [](std::int64_t, std::int64_t, std::int64_t) { return Representation::dense_bf16(); },
+                false, false, false, false, true});
+  registry.add({"w4a8", "compiler-lowered as the study ran it: MXFP4 gate/up MX kernels, a layout kernel, BF16 down",
+                w4a8_routed_experts, [](std::int64_t, std::int64_t, std::int64_t) { return Representation::mxfp4(); },
+                false, false, false, false, true});
+  registry.add({"w4a8-fused", "MXFP4 gate/up inside the tuned megakernel, packed output converted per expert, BF16 down",
+                w4a8_fused_routed_experts, [](std::int64_t, std::int64_t, std::int64_t) { return Representation::mxfp4(); }});
   registry.add({"lr-only", "the hybrid dataflow without VQ: low rank alone", cardan_routed_experts,
                 [](std::int64_t, std::int64_t r, std::int64_t) { return Representation::lr_only(r); },
                 false, true, false, true});

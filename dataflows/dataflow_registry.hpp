@@ -22,6 +22,8 @@ struct Dataflow {
   bool uses_d = false, uses_r = false, uses_K = false;
   // Whether its expert loop can share an expert between a core's tokens (`--group-routes`: the hybrid's loop).
   bool groups_routes = false;
+  // Whether it runs compiler-lowered (one kernel per op, no expert loop split between the cores): xla and w4a8.
+  bool compiler_lowered = false;
 };
 
 class DataflowRegistry {

@@ -38,5 +38,6 @@ void cardan_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<
 void xla_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
 // W4A8: MXFP4 gate/up on the MX matmul, each activated expert's packed output converted before the BF16 down.
 void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
+void w4a8_fused_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners);
 
 }  // namespace stasim

@@ -1,4 +1,5 @@
-// W4A8 (docs/cardan.md "Baselines and variants"): the routed experts' gate/up weights in MXFP4 (4-bit elements,
+// W4A8 inside the tuned megakernel (`w4a8-fused`; the study's W4A8 ran compiler-lowered, xla_moe.cpp: no public
+// kernel takes MXFP4 gate/up with a BF16 down): the routed experts' gate/up weights in MXFP4 (4-bit elements,
 // one 8-bit scale per 32), the hidden state quantized to MX once per layer, gate/up on the MX matmul
 // (docs/hardware-model.md: nc_matmul_mx contracts mx_k_factor x 128 rows in the cycles of a BF16 matmul), the
 // down projection in BF16. Same loop and sharding as the dense kernel (dense_moe.cpp).
@@ -73,10 +74,10 @@ std::vector<OpId> mx_projection_tile(DecodeContext& ctx, std::uint32_t core, con
 
 }  // namespace
 
-void w4a8_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners) {
+void w4a8_fused_routed_experts(DecodeContext& ctx, const MoeInputs& in, std::vector<DownCombiner>& combiners) {
   const std::uint32_t mx_k = ctx.hw.tensor.rows * ctx.hw.tensor.mx_k_factor;
   if (mx_k == 0)
-    throw InputError("dataflow w4a8 needs MX matmuls, but " + ctx.hw.name +
+    throw InputError("dataflow w4a8-fused needs MX matmuls, but " + ctx.hw.name +
                      " has tensor.mx_k_factor = 0 (NeuronCore-v4 / trn3 supports them)");
   const ExpertGroups& ex = ctx.experts;
   const ExpertSlice slice = expert_slice(ctx, ex.shard);

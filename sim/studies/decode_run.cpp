@@ -82,7 +82,7 @@ InputError per_hardware_key(const InputError& e, const DecodeRun& run) {
 // kernel's (token, k) loop, each route loading its expert).
 std::string expert_loop(const DecodeRun& run) {
   if (run.decode.experts.all_experts) return "all";
-  if (run.options.group_routes || run.dataflow == "xla") return "experts";
+  if (run.options.group_routes || run.compiler_lowered) return "experts";
   return "routes";
 }
 
@@ -92,6 +92,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
   DecodeRun run;
   run.dataflow = req.dataflow;
   const Dataflow& dataflow = registry.find(req.dataflow);
+  run.compiler_lowered = dataflow.compiler_lowered;
   std::vector<std::string> hw_sets, model_sets;
   for (const std::string& s : req.sets) {
     if (s.rfind("model.", 0) == 0) model_sets.push_back(s.substr(6));
@@ -136,7 +137,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     const std::string why = !run.model.gated ? run.model.name + " has no gate projection (one partial per expert already)"
                             : run.hw.lnc < 2  ? "one core per rank (lnc " + std::to_string(run.hw.lnc) + ") exchanges nothing"
                             : run.model.experts <= 0 ? run.model.name + " has no routed experts"
-                            : req.dataflow == "xla" ? "the xla dataflow exchanges no partial sums (its experts run op by op through HBM)"
+                            : dataflow.compiler_lowered ? "the " + req.dataflow + " dataflow exchanges no partial sums (compiler-lowered: its experts run op by op through HBM)"
                             : req.split_top_k ? "with --split-top-k each core runs whole experts, so no partial rows cross"
                                                     : "";
     if (!why.empty()) throw InputError("--fused-gate-up-exchange: nothing to fuse: " + why);
@@ -148,7 +149,7 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
     const std::string why =
         run.model.experts <= 0 ? run.model.name + " has no routed experts"
         : lnc < 2              ? "one core per rank (lnc " + std::to_string(lnc) + ") has nothing to split"
-        : req.dataflow == "xla" ? "the xla dataflow runs each expert as its own kernels over the step's tokens, not a loop the cores split"
+        : dataflow.compiler_lowered ? "the " + req.dataflow + " dataflow runs each expert as its own kernels over the step's tokens, not a loop the cores split"
         : req.all_experts       ? "--all-experts runs every expert on every core over its share of H"
         : run.model.top_k % lnc != 0
             ? run.model.name + " routes top-" + std::to_string(run.model.top_k) + ", which " + std::to_string(lnc) +
@@ -329,7 +330,7 @@ void print_decode(std::ostream& out, const DecodeRun& run) {
                   static_cast<long long>(run.deployment.batch), us(run.tpot_ps()) / static_cast<double>(run.deployment.batch),
                   loop == "all" ? "all-experts mode (every expert over all tokens)"
                   : loop == "routes"     ? "selective: each core loops over its (token, expert) routes"
-                  : run.dataflow == "xla" ? "selective: each distinct expert runs as its own kernels over its tokens"
+                  : run.compiler_lowered ? "selective: each distinct expert runs as its own kernels over its tokens"
                                           : "selective: each core loads each distinct expert of its tokens once (--group-routes)",
                   ex.shard == ShardOn::tokens ? "the tokens" : ex.shard == ShardOn::top_k ? "each token's top-k" : "H", ex.size());
     out << line;

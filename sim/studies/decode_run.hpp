@@ -43,6 +43,7 @@ struct RunRequest {
 
 struct DecodeRun {
   std::string dataflow;
+  bool compiler_lowered = false;  // the dataflow runs one kernel per op (xla, w4a8)
   ModelSpec model;
   Deployment deployment;
   Representation representation;

@@ -52,7 +52,7 @@ const std::vector<RequestSwitch>& request_switches() {
        "(token-vector gathers) instead of once per (token, expert) route",
        &RunRequest::group_routes, &DataflowOptions::group_routes, false, true},
       {"explicit_psum", "--explicit-psum",
-       "dense and w4a8 experts' PSUM at nki-library's explicit addresses: gate, up and the drained down projection "
+       "dense and w4a8-fused experts' PSUM at nki-library's explicit addresses: gate, up and the drained down projection "
        "on the same banks from bank 0 for every expert (each expert's gate waits for the previous one's down drain) "
        "instead of rotating over the free banks",
        &RunRequest::explicit_psum, &DataflowOptions::explicit_psum, false, true},

@@ -134,6 +134,8 @@ TEST(DecodeCli, AFusedGateUpExchangeHalvesTheExchangesOrSaysWhyItCannot) {
   expect_refused({
       {"run --fused-gate-up-exchange --dataflow xla",
        "--fused-gate-up-exchange: nothing to fuse: the xla dataflow exchanges no partial sums"},
+      {"run --fused-gate-up-exchange --dataflow w4a8",
+       "--fused-gate-up-exchange: nothing to fuse: the w4a8 dataflow exchanges no partial sums (compiler-lowered"},
       {"run --fused-gate-up-exchange --lnc 1 --tp 8",
        "--fused-gate-up-exchange: nothing to fuse: one core per rank (lnc 1) exchanges nothing"},
       {"run --fused-gate-up-exchange --model nemotron-3-nano-30b-a3b",
@@ -152,6 +154,7 @@ TEST(DecodeCli, TheTopKSplitReadsTheSameBytesOrSaysWhyItCannot) {
   EXPECT_EQ(split["experts"]["cores_split"], "top_k");
   expect_refused({
       {"run --split-top-k --dataflow xla", "--split-top-k: the xla dataflow runs each expert as its own kernels"},
+      {"run --split-top-k --dataflow w4a8", "--split-top-k: the w4a8 dataflow runs each expert as its own kernels"},
       {"run --split-top-k --all-experts", "--split-top-k: --all-experts runs every expert on every core"},
       {"run --split-top-k --lnc 1 --tp 8", "--split-top-k: one core per rank (lnc 1) has nothing to split"},
       {"run --split-top-k --set model.moe.top_k=3",
@@ -214,12 +217,12 @@ TEST(DecodeCli, GroupRoutesSharesTheHybridsExpertsBetweenTokensAndNothingElse) {
   EXPECT_THAT(text.text, HasSubstr("selective: each distinct expert runs as its own kernels over its tokens"));
 }
 
-// --explicit-psum: dense and w4a8 put their PSUM tensors at nki-library's explicit addresses. One Qwen3 layer,
+// --explicit-psum: dense and w4a8-fused put their PSUM tensors at nki-library's explicit addresses. One Qwen3 layer,
 // weight-sbuf: a core's 192 columns of I are 2 banks, which gate, up and the drained down projection share, so
 // dense's PSUM peak falls from 4 banks (rotating: gate and up of an expert apart) to 2, the instructions stay
 // (2116), and each expert's gate/up follows the previous expert's tail, so the MoE block takes longer (121.683 ->
-// 122.396 us); w4a8's conversion round trip comes onto that chain (91.577 -> 111.175 us). The hybrid keeps its own
-// layout: the same step either way.
+// 122.396 us); w4a8-fused's conversion round trip comes onto that chain (91.577 -> 111.175 us). The hybrid keeps its own
+// layout, and w4a8 (compiler-lowered) has no kernel to address PSUM in: the same step either way.
 TEST(DecodeCli, ExplicitPsumPutsDenseAndW4a8OnTheSameBanksForEveryExpert) {
   const std::string layer = "--layers 1 --down-schedule weight-sbuf";
   nlohmann::json dense = run_json(layer + " --dataflow dense", "dense_rot.json");
@@ -228,9 +231,12 @@ TEST(DecodeCli, ExplicitPsumPutsDenseAndW4a8OnTheSameBanksForEveryExpert) {
   EXPECT_EQ(dense_x["psum"]["peak_banks"], 2);
   EXPECT_EQ(dense_x["engines"]["tensor"]["instructions"], dense["engines"]["tensor"]["instructions"]);
   EXPECT_GT(dense_x["moe_block_us"].get<double>(), dense["moe_block_us"].get<double>());
-  nlohmann::json w4a8 = run_json(layer + " --dataflow w4a8", "w4a8_rot.json");
-  nlohmann::json w4a8_x = run_json(layer + " --dataflow w4a8 --explicit-psum", "w4a8_explicit.json");
+  nlohmann::json w4a8 = run_json(layer + " --dataflow w4a8-fused", "w4a8_rot.json");
+  nlohmann::json w4a8_x = run_json(layer + " --dataflow w4a8-fused --explicit-psum", "w4a8_explicit.json");
   EXPECT_GT(w4a8_x["moe_block_us"].get<double>(), w4a8["moe_block_us"].get<double>() + 10.0);
+  nlohmann::json lowered = run_json(layer + " --dataflow w4a8", "w4a8_lowered.json");
+  nlohmann::json lowered_x = run_json(layer + " --dataflow w4a8 --explicit-psum", "w4a8_lowered_explicit.json");
+  EXPECT_EQ(lowered_x["tpot_us"], lowered["tpot_us"]);
   nlohmann::json cardan = run_json(layer, "cardan_rot.json"), cardan_x = run_json(layer + " --explicit-psum", "cardan_explicit.json");
   EXPECT_EQ(cardan_x["tpot_us"], cardan["tpot_us"]);
 }

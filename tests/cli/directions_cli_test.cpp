@@ -122,13 +122,15 @@ TEST(StudyDirections, OlmoeBatchesGrowBytesForBothAndTheHybridAdvantageGrows) {
   }
 }
 
-// Measured: W4A8 is clearly slower than dense (its per-expert on-chip conversion). Here it is not (7200.2 vs
-// 7711.3 us; 4412.5 with the top-k split of nki-library's MX kernel, --split-top-k): its packed MX gate/up tiles
-// are a quarter of the bytes in one run per partition (128 descriptors per projection against dense's 1024), and
-// the conversion round trip stays off the critical path.
-TEST(StudyDirections, W4a8IsNotYetSlowerThanDense) {
-  EXPECT_LT(run("--dataflow w4a8").tpot_us, run("--dataflow dense").tpot_us)
-      << "W4A8 is now slower than dense as measured: update docs/fidelity.md 'Known gaps' and this test";
+// Measured: W4A8 is clearly slower than dense. The study ran it on Trainium's quantization path outside the tuned
+// megakernel (no public MoE kernel takes MXFP4 gate/up with a BF16 down), so `w4a8` is the compiler flow: the
+// MX gate/up kernels, a layout kernel per projection before the BF16 down projection, every intermediate through
+// HBM. 48 layers, shipped calibration: w4a8 16724.2 us against dense 7711.3 (2.17x; xla with BF16 weights 18974.5).
+// Inside the megakernel (`w4a8-fused`) the quarter-size MX tiles make it faster than dense (7200.2 us).
+TEST(StudyDirections, W4a8IsSlowerThanDense) {
+  const double dense = run("--dataflow dense").tpot_us;
+  EXPECT_GT(run("--dataflow w4a8").tpot_us, 1.5 * dense);
+  EXPECT_LT(run("--dataflow w4a8-fused").tpot_us, dense);
 }
 
 // Measured: summing the down projections across experts in PSUM (the running sum) makes the down step alone

@@ -40,7 +40,7 @@ TEST(DecodeStructure, EveryOpHasItsOwnName) {
   DataflowOptions o;
   o.layers = 1;
   for (const char* model : {"mixtral-8x7b", "qwen3-30b-a3b"})
-    for (const char* dataflow : {"dense", "xla", "cardan", "w4a8"}) {
+    for (const char* dataflow : {"dense", "xla", "cardan", "w4a8", "w4a8-fused"}) {
       std::vector<std::string> dup = duplicates(build(model, dataflow, o).decode.graph);
       EXPECT_TRUE(dup.empty()) << model << " " << dataflow << ": " << dup.size() << " names repeat, e.g. " << dup[0];
     }

@@ -112,9 +112,9 @@ TEST(PsumPlanStructure, ExplicitAddressesPutEveryExpertOnTheSameBanks) {
   o.explicit_psum = false;
   Built b = build("qwen3-30b-a3b", "dense", o);
   EXPECT_NE(group_named(b.decode.graph, "L0.c0.e1.gate.acc[0]")->bank, group_named(b.decode.graph, "L0.c0.e0.y[0]")->bank);
-  // W4A8 likewise: its one 512-column MX tile per projection in bank 0 for gate and up, y in bank 0.
+  // W4A8 in the megakernel likewise: its one 512-column MX tile per projection in bank 0 for gate and up, y in bank 0.
   o.explicit_psum = true;
-  Built w = build("qwen3-30b-a3b", "w4a8", o);
+  Built w = build("qwen3-30b-a3b", "w4a8-fused", o);
   EXPECT_EQ(banks(w.decode.graph, "L0.c0.e", ".acc["), (std::set<int>{0}));
   EXPECT_EQ(banks(w.decode.graph, "L0.c0.e", ".y["), (std::set<int>{0}));
 }
@@ -206,8 +206,8 @@ TEST(GatherPipelineStructure, WithoutReuseEachRoundIsIssuedOneExpertAhead) {
   EXPECT_FALSE(waits_for(h, find_named(h, "L0.c0.e3.gate.gather"), find_named(h, "L0.c0.gate.e4.T_mm[0]")));
 }
 
-TEST(W4a8Structure, ThePackedOutputMakesALayoutRoundTripBeforeTheProduct) {
-  Built b = build("qwen3-30b-a3b", "w4a8", one_layer());
+TEST(W4a8Structure, TheFusedKernelsPackedOutputMakesALayoutRoundTripBeforeTheProduct) {
+  Built b = build("qwen3-30b-a3b", "w4a8-fused", one_layer());
   const ScheduleGraph& g = b.decode.graph;
   // PSUM (packed) -> SBUF -> TensorE to token rows -> SBUF -> TensorE back to [128 of I, T] -> SBUF -> φ.
   const char* chain[] = {"L0.c0.e2.gate.mx_mm[3]", "L0.c0.e2.gate.mx_drain[0]", "L0.c0.e2.gate.mx_unswizzle[0]",

@@ -1,5 +1,6 @@
-// Structure of the xla and w4a8 variants: intermediates through HBM and the routing boundary for xla; the MX
-// matmuls, scale DMAs, one conversion per activated expert and 4.25 bits per gate/up weight for w4a8.
+// Structure of the xla and w4a8 variants: intermediates through HBM and the routing boundary for xla; w4a8 the
+// same compiler flow with MX gate/up kernels and a layout kernel before the BF16 down; the MX matmuls, scale
+// DMAs, one conversion per activated expert and 4.25 bits per gate/up weight inside the megakernel for w4a8-fused.
 #include "decode_fixture.hpp"
 #include "sim/core/input_error.hpp"
 
@@ -35,8 +36,41 @@ TEST(VariantStructure, XlaWritesEveryIntermediateToHbmAndReadsItBack) {
   EXPECT_EQ(count_ops(g, ".gate.drain[", "L0.c0.e"), 8u);
 }
 
-TEST(VariantStructure, W4a8RunsMxMatmulsAndConvertsEveryActivatedExpertsOutput) {
+TEST(VariantStructure, W4a8IsTheCompilerFlowWithMxGateUpAndALayoutKernel) {
   Built b = build("qwen3-30b-a3b", "w4a8", one_layer());
+  const ScheduleGraph& g = b.decode.graph;
+  // The hidden quantized to MX once per layer and core, in a kernel of its own.
+  EXPECT_EQ(count_ops(g, "moe.h_quantize_mx", "L0.c0."), 1u);
+  EXPECT_EQ(count_ops(g, "moe.h_quantize_mx", "L0."), 2u);
+  // Every core holds 96 of I_rank = 192 columns (I split as in xla) and all of H = 2048: per expert and
+  // projection ceil(2048 / 512) = 4 MX matmuls (K = 128 x mx_k_factor 4 = 512 rows) x 1 tile of 128 columns.
+  EXPECT_EQ(count_ops(g, ".gate.mx_mm[", "L0.c0.e0."), 4u);
+  EXPECT_EQ(count_ops(g, ".mx_mm[", "L0.c0.e"), 8u * 2u * 4u);
+  // The layout kernel of each activated expert's gate and up (8 x 2 per core): one unswizzle, one transpose back
+  // and one conversion per 128 columns (96 columns: one).
+  EXPECT_EQ(count_ops(g, ".mx_unswizzle", "L0.c0.e"), 8u * 2u);
+  EXPECT_EQ(count_ops(g, ".mx_convert", "L0.c0.e"), 8u * 2u);
+  std::uint64_t spilled = 0, gate_up = 0;
+  for (OpId v = 0; v < g.size(); ++v) {
+    const Op& op = g.op(v);
+    if (op.kind == OpKind::matmul && g.name(v).find(".mx_mm[") != std::string::npos) {
+      EXPECT_EQ(op.dtype, Dtype::mxfp4);
+      EXPECT_EQ(op.k, 512u);
+    }
+    if (op.engine != Engine::dma || g.name(v).rfind("L0.c0.", 0) != 0) continue;
+    if (g.phases()[op.phase] == "intermediate" && op.dst == Location::hbm) spilled += op.bytes;
+    if (g.name(v).find(".gate.load") != std::string::npos || g.name(v).find(".up.load") != std::string::npos) gate_up += op.bytes;
+  }
+  // Core 0 writes to HBM: the normalized hidden (2048 x 2 B) and routes (8 x 8 B), the MX hidden (2048 elements of
+  // 1 B + 64 scales); per expert gate and up twice (the MX kernel's swizzled output, then the layout kernel's), p^T
+  // (each [1, 96] BF16 = 192 B), y_e and the running sum ([2048, 1] FP32 = 8192 B each).
+  EXPECT_EQ(spilled, 4096u + 64u + 2048u + 64u + 8u * (5u * 192u + 2u * 8192u));
+  // Its gate/up weights: elements 2048 x 96 / 2 + scales 64 x 96 per projection, 2 projections x 8 experts.
+  EXPECT_EQ(gate_up, 8u * 2u * (2048u * 96u / 2u + 64u * 96u));
+}
+
+TEST(VariantStructure, W4a8FusedRunsMxMatmulsAndConvertsEveryActivatedExpertsOutput) {
+  Built b = build("qwen3-30b-a3b", "w4a8-fused", one_layer());
   const ScheduleGraph& g = b.decode.graph;
   // Per activated expert (k = 8 at batch 1), projection and 128 columns of I_rank = 192 (2): a conversion back
   // to [128 of I, T] on each core, after the swizzled output was drained and unswizzled by TensorE.
@@ -71,9 +105,11 @@ TEST(VariantStructure, W4a8NeedsMxMatmuls) {
   register_builtin(registry);
   ModelSpec m = shipped_model("qwen3-30b-a3b");
   HardwareConfig trn2 = shipped_hw("trn2");
-  const Dataflow& df = registry.find("w4a8");
-  Representation rep = df.representation(8, 384, 256);
-  EXPECT_THROW(build_decode_step(m, m.deployment, rep, trn2, one_layer(), df.routed), InputError);
+  for (const char* name : {"w4a8", "w4a8-fused"}) {
+    const Dataflow& df = registry.find(name);
+    Representation rep = df.representation(8, 384, 256);
+    EXPECT_THROW(build_decode_step(m, m.deployment, rep, trn2, one_layer(), df.routed), InputError) << name;
+  }
 }
 
 TEST(VariantStructure, EveryShippedModelBuildsAValidGraphForEveryDataflow) {
