@@ -4,6 +4,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "sim/core/instruction_set.hpp"
+#include "sim/core/printable_text.hpp"
 #include "sim/kernel/simulate.hpp"
 
 namespace stasim {
@@ -84,8 +85,21 @@ struct KernelProgram::Ring {
   std::uint32_t next = 0;
 };
 
+namespace {
+
+// Names a program gives (kernel, tensors, tiles, instructions, phases) reach every output like a schedule file's.
+void require_printable(const std::string& what, const std::string& name) {
+  const std::string problem = unprintable(name);
+  if (!problem.empty())
+    throw InputError(what + " '" + escape_unprintable(name) + "': the name holds " + problem +
+                     " (a name is printed in every output, so it must be printable UTF-8)");
+}
+
+}  // namespace
+
 KernelProgram::KernelProgram(HardwareConfig hw, std::string name, std::uint8_t core)
     : hw_(std::move(hw)), name_(std::move(name)), core_(core), graph_(std::make_unique<ScheduleGraph>()) {
+  require_printable("kernel", name_);
   if (core_ >= hw_.lnc)
     throw InputError("kernel '" + name_ + "': core " + std::to_string(core_) + " does not exist on " + hw_.name +
                      " (lnc = " + std::to_string(hw_.lnc) + ")");
@@ -97,6 +111,7 @@ const ScheduleGraph& KernelProgram::graph() const { return *graph_; }
 std::size_t KernelProgram::ops() const { return graph_->size(); }
 
 HbmTensor KernelProgram::hbm(const std::string& name, std::uint64_t rows, std::uint64_t cols, Dtype dtype) {
+  require_printable("HBM tensor", name);
   if (rows == 0 || cols == 0) throw InputError("HBM tensor '" + name + "' needs positive rows and columns");
   return {name, rows, cols, dtype};
 }
@@ -104,6 +119,7 @@ HbmTensor KernelProgram::hbm(const std::string& name, std::uint64_t rows, std::u
 TileBlock KernelProgram::allocate(const std::string& name, Location space, std::uint32_t partitions,
                                   std::uint32_t free, Dtype dtype, std::uint32_t count, std::uint32_t bufs) {
   const char* what = space == Location::psum ? "PSUM" : "SBUF";
+  require_printable(std::string(what) + " tile", name);
   if (partitions == 0 || partitions > hw_.sbuf.partitions || free == 0 || count == 0 || bufs == 0)
     throw InputError(std::string(what) + " tile '" + name + "': partitions must be 1.." +
                      std::to_string(hw_.sbuf.partitions) + ", free size, count and bufs positive");
@@ -165,6 +181,8 @@ TileBlock KernelProgram::psum(const std::string& name, std::uint32_t partitions,
 
 OpId KernelProgram::emit(Op op, const std::string& default_name, const InstructionOptions& o,
                          const std::vector<std::pair<TileView, TileHazards::Access>>& accesses) {
+  require_printable("instruction", o.name);
+  require_printable("phase", o.phase);
   op.core = core_;
   op.phase = graph_->phase_id(o.phase);
   const OpId id = static_cast<OpId>(graph_->size());

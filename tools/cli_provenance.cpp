@@ -1,9 +1,11 @@
 // The provenance block every result of the CLI carries. Options are read back from CLI11 after parsing, so a new
 // option is recorded without code here: its value when given (a list for repeatable options, true/false for
-// flags), its default text otherwise (cli.cpp makes every option capture its default).
+// flags), its default text otherwise (cli.cpp makes every option capture its default). Arguments are the user's
+// bytes (a path may hold any but '/' and NUL) and JSON holds UTF-8 only: each is recorded with escape_unprintable.
 #include <filesystem>
 
 #include "sim/core/build_info.hpp"
+#include "sim/core/printable_text.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {
@@ -20,9 +22,10 @@ nlohmann::json option_value(const CLI::Option& option) {
   const bool repeatable = option.get_expected_max() > 1;
   if (option.count() == 0) {
     if (repeatable) return nlohmann::json::array();
-    return option.get_default_str();
+    return escape_unprintable(option.get_default_str());
   }
-  const std::vector<std::string>& given = option.results();
+  std::vector<std::string> given = option.results();
+  for (std::string& value : given) value = escape_unprintable(value);
   if (repeatable) return given;
   return given.back();
 }
@@ -35,6 +38,7 @@ nlohmann::json provenance(const CLI::App& sub, const Invocation& invocation, con
   // The program's own path says where it was installed, not what it computed: only its name is kept.
   std::vector<std::string> command_line = invocation.argv;
   if (!command_line.empty()) command_line[0] = std::filesystem::path(command_line[0]).filename().string();
+  for (std::string& argument : command_line) argument = escape_unprintable(argument);
   doc["command_line"] = command_line;
   doc["command"] = sub.get_name();
   nlohmann::json options = nlohmann::json::object();

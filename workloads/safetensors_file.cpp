@@ -12,7 +12,9 @@
 #include "sim/core/json_input.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
+#include "sim/core/number_text.hpp"
 #include "workloads/fp16.hpp"
+#include "workloads/tensor_value_limit.hpp"
 
 namespace stasim {
 namespace {
@@ -245,6 +247,10 @@ std::vector<float> SafetensorsFile::read_floats(const std::string& name, std::in
       throw InputError(path_ + ": tensor " + in_quotes(name) + " " + info.shape_text() + ": element " +
                        std::to_string(first + i) + " is " + (std::isnan(values[i]) ? "NaN" : "infinite") +
                        " (weights and activations must be finite)");
+    if (!within_tensor_limit(values[i]))
+      throw InputError(path_ + ": tensor " + in_quotes(name) + " " + info.shape_text() + ": element " +
+                       std::to_string(first + i) + " is " + format_double("%g", values[i]) +
+                       ", beyond ±1e6 (the low-rank fit's float sums would overflow; rescale the tensor)");
   }
   return values;
 }

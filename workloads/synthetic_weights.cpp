@@ -1,11 +1,14 @@
 #include "workloads/synthetic_weights.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "sim/core/input_error.hpp"
 #include "sim/core/memory_budget.hpp"
+#include "sim/core/number_text.hpp"
 #include "workloads/parallel_chunks.hpp"
 #include "workloads/seeded_random.hpp"
+#include "workloads/tensor_value_limit.hpp"
 
 namespace stasim {
 namespace {
@@ -67,6 +70,7 @@ ProjectionWeights structured_projection(const SyntheticWeightsConfig& c, const s
   const Eigen::MatrixXf basis = shared.matrix(H, c.shared_rank, 1.0);
   ProjectionWeights projection;
   projection.name = name;
+  std::vector<std::string> out_of_range(static_cast<std::size_t>(c.experts));  // per expert: its first bad element
   projection.experts.resize(c.experts);
   parallel_chunks(c.experts, 0, [&](std::int64_t e) {
     GaussianStream g(mix_seed(c.seed, index, static_cast<std::uint64_t>(e), 1));
@@ -84,8 +88,19 @@ ProjectionWeights structured_projection(const SyntheticWeightsConfig& c, const s
     }
     if (c.noise_scale > 0) w += g.matrix(H, I, c.noise_scale);
     w *= static_cast<float>(to_output);
+    for (Eigen::Index i = 0; i < w.size(); ++i)
+      if (!within_tensor_limit(w.data()[i])) {
+        out_of_range[static_cast<std::size_t>(e)] = "synthetic weights: " + name + " of expert " + std::to_string(e) + ", element " + std::to_string(i) +
+                         " is " + format_double("%g", w.data()[i]) + ", beyond ±1e6 (shared_scale " +
+                         format_double("%g", c.shared_scale) + ", expert_scale " + format_double("%g", c.expert_scale) +
+                         ", noise_scale " + format_double("%g", c.noise_scale) +
+                         "; the low-rank fit's float sums would overflow: lower the scales)";
+        break;
+      }
     projection.experts[e] = std::move(w);
   });
+  for (const std::string& problem : out_of_range)  // the lowest expert's, whatever order the threads ran in
+    if (!problem.empty()) throw InputError(problem);
   return projection;
 }
 
@@ -163,7 +178,15 @@ Eigen::MatrixXf synthetic_activations(const SyntheticActivationsConfig& config) 
   }
   GaussianStream tokens(mix_seed(config.seed, 1, 0, 0));
   Eigen::MatrixXf x = tokens.matrix(config.hidden, config.tokens, 1.0);
-  return scale.asDiagonal() * x;
+  Eigen::MatrixXf activations = scale.asDiagonal() * x;
+  for (Eigen::Index i = 0; i < activations.size(); ++i)
+    if (!within_tensor_limit(activations.data()[i]))
+      throw InputError("synthetic activations: element " + std::to_string(i) + " is " +
+                       format_double("%g", activations.data()[i]) + ", beyond ±1e6 (spread " +
+                       format_double("%g", config.channel_spread) + ", outlier_scale " +
+                       format_double("%g", config.outlier_scale) +
+                       "; the low-rank fit's float sums would overflow: lower them)");
+  return activations;
 }
 
 }  // namespace stasim

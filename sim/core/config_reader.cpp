@@ -9,6 +9,7 @@
 
 #include "sim/core/input_file.hpp"
 #include "sim/core/number_text.hpp"
+#include "sim/core/printable_text.hpp"
 
 namespace stasim {
 namespace {
@@ -131,12 +132,39 @@ namespace {
 // kMaxDepth levels (no config is deeper; aliases inside their own anchor are refused by the parser already).
 constexpr int kMaxDepth = 64;
 
+enum class TextRole { key, name, value };
+
+// Keys and names must be printable UTF-8; any other text value may also hold tabs and line feeds (a folded
+// `source: >-`). Invalid UTF-8 would stop the JSON writer and a control character breaks a line of the outputs.
+bool check_text(const YamlNode& node, const std::string& path, const std::string& file, Problems& problems,
+                TextRole role) {
+  const std::string text = node.scalar();
+  const std::string problem = unprintable(text, role == TextRole::value);
+  if (problem.empty()) return true;
+  const std::string shown = escape_unprintable(text.size() > 256 ? text.substr(0, 256) + "..." : text);
+  const std::string where = path.empty() ? "(top level)" : path;
+  if (role == TextRole::key)
+    problems.add(mark_of(node, file) + ": " + where + ": the key '" + shown + "' holds " + problem +
+                 " (keys must be printable UTF-8)");
+  else
+    problems.add(mark_of(node, file) + ": " + where + ": '" + shown + "' holds " + problem + " (" +
+                 (role == TextRole::name ? "a name is printed in every output, so it must be printable UTF-8"
+                                         : "text must be UTF-8 without control characters other than tab and line feed") +
+                 ")");
+  return false;
+}
+
 void check_keys(const YamlNode& node, const std::string& path, const std::string& file, Problems& problems,
                 int depth = 0) {
   // Thrown at once: walking on would take as long as the (unbounded) document is deep or wide.
   if (depth > kMaxDepth)
     throw InputError(mark_of(node, file) + ": nested deeper than " + std::to_string(kMaxDepth) +
                      " levels");
+  if (node.is_scalar()) {  // a name is printed in every output: no line break either
+    const bool name = path == "name" || (path.size() > 5 && path.compare(path.size() - 5, 5, ".name") == 0);
+    check_text(node, path, file, problems, name ? TextRole::name : TextRole::value);
+    return;
+  }
   if (node.is_sequence()) {
     for (std::size_t i = 0; i < node.size(); ++i)
       check_keys(node[i], path + "[" + std::to_string(i) + "]", file, problems, depth + 1);
@@ -151,6 +179,7 @@ void check_keys(const YamlNode& node, const std::string& path, const std::string
       continue;
     }
     const std::string key = kv.first.scalar();
+    if (!check_text(kv.first, path, file, problems, TextRole::key)) continue;
     const std::string key_path = path.empty() ? key : path + "." + key;
     auto [it, fresh] = first_line.emplace(key, kv.first.line() + 1);
     if (!fresh)
@@ -180,18 +209,24 @@ YamlNode parse_yaml_text(const std::string& text, const std::string& file) {
 void apply_overrides(YamlNode root, const std::vector<std::string>& sets, const std::string& file) {
   Problems problems;
   for (const auto& set : sets) {
+    // Messages quote the option escaped: its bytes are the user's, the message is one clean line.
+    const std::string label = "--set " + escape_unprintable(set);
     auto eq = set.find('=');
     if (eq == std::string::npos || eq == 0) {
-      problems.add("--set " + set + ": expected key.path=value");
+      problems.add(label + ": expected key.path=value");
       continue;
     }
     std::string path = set.substr(0, eq);
     std::string value = set.substr(eq + 1);
+    if (const std::string bad = unprintable(path); !bad.empty()) {
+      problems.add(label + ": the key path holds " + bad + " (keys must be printable UTF-8)");
+      continue;
+    }
     std::vector<std::string> parts;
     std::stringstream ss(path);
     for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
     if (parts.empty() || std::find(parts.begin(), parts.end(), "") != parts.end()) {
-      problems.add("--set " + set + ": '" + path + "' is not a key path (names separated by single dots)");
+      problems.add(label + ": '" + path + "' is not a key path (names separated by single dots)");
       continue;
     }
 
@@ -212,7 +247,7 @@ void apply_overrides(YamlNode root, const std::vector<std::string>& sets, const 
       }
       if (!exists) {
         std::string near = nearest_match(part, keys);
-        problems.add("--set " + set + ": " + file + " has no key '" + (walked.empty() ? "" : walked + ".") + part +
+        problems.add(label + ": " + file + " has no key '" + (walked.empty() ? "" : walked + ".") + part +
                      "'" + (near.empty() ? "" : " (did you mean '" + (walked.empty() ? "" : walked + ".") + near + "'?)"));
         ok = false;
         break;
@@ -221,7 +256,7 @@ void apply_overrides(YamlNode root, const std::vector<std::string>& sets, const 
       if (i + 1 < parts.size()) {
         YamlNode next = parent.entry(entry).second;
         if (!next.is_map()) {
-          problems.add("--set " + set + ": '" + walked + "' is not a section");
+          problems.add(label + ": '" + walked + "' is not a section");
           ok = false;
           break;
         }
@@ -232,12 +267,12 @@ void apply_overrides(YamlNode root, const std::vector<std::string>& sets, const 
     YamlNode fresh;
     try {
       // Parsed like a file (one document, bounded aliases), so a value cannot smuggle in what a file cannot.
-      fresh = parse_yaml_document(value, "--set " + set);
+      fresh = parse_yaml_document(value, label);
     } catch (const InputError& e) {
       problems.add(std::string(e.what()));
       continue;
     }
-    if (!fresh.is_defined()) fresh = parse_yaml_document("~", "--set " + set);  // an empty value is a null
+    if (!fresh.is_defined()) fresh = parse_yaml_document("~", label);  // an empty value is a null
     fresh.mark_override();
     std::size_t before = problems.count();
     check_keys(fresh, walked, file, problems);  // a list as a key, or a repeated key, e.g. {a: 1, a: 2}

@@ -9,6 +9,7 @@
 
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/studies/config_paths.hpp"
 #include "sim/studies/decode_run.hpp"
 
 namespace stasim {
@@ -278,7 +279,17 @@ ReferenceData load_reference(const std::string& path, const DataflowRegistry& re
     }
   };
   check_name("model", ref.model, resolve_model);
+  const std::size_t before_hardware = problems.count();
   check_name("hardware", ref.hardware, resolve_hw);
+  // The hardware the figures were measured on is read whole (its base: chain included), so that a file that is
+  // not a hardware config (a folder, a typo'd key) is this file's problem at its line, not a run that misses.
+  if (top.has("hardware") && problems.count() == before_hardware) {
+    try {
+      (void)load_hardware_config(ref.hardware);
+    } catch (const InputError& e) {
+      top.problem("hardware", e.what());
+    }
+  }
   ConfigReader deployment = top.section("deployment");
   deployment.required("tp", ref.tp).required("lnc", ref.lnc).required("batch", ref.batch);
   // A missing key is already reported; only a present one is checked for range.

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -10,6 +11,8 @@
 #include "sim/core/build_info.hpp"
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/input_file.hpp"
+#include "sim/core/printable_text.hpp"
 #include "sim/studies/config_paths.hpp"
 #include "workloads/sha256.hpp"
 
@@ -52,14 +55,17 @@ std::string emit(const YamlNode& node) { return emit(to_yaml_cpp(node)); }
 
 // The loaders' wording, so a file that cannot be read fails the same way before and after provenance is taken.
 std::string file_sha256(const std::string& path, const std::string& role) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open the " + role + " file (" + std::strerror(errno) + ")");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return sha256_hex(bytes.str());
+  // Read like every input (a regular file only: /dev/zero or a FIFO here used to read until memory ran out), and
+  // bounded by the size it had when checked, which may pass the text limit (an activations checkpoint).
+  const std::string what = "the " + role + " file";
+  const std::uint64_t size = regular_file_size(path, what);
+  return sha256_hex(read_input_file(path, what, std::max(size, kMaxInputFileBytes)));
 }
 
-nlohmann::json entry(const ResolvedConfig& c) { return {{"name", c.name}, {"sha256", c.sha256()}}; }
+// Names here are what the user typed (a shipped name or a path). A path cannot be refused for its bytes (it names
+// a file that exists), so it is recorded escaped (\xNN for invalid UTF-8 and control characters): JSON holds
+// UTF-8 only.
+nlohmann::json entry(const ResolvedConfig& c) { return {{"name", escape_unprintable(c.name)}, {"sha256", c.sha256()}}; }
 
 }  // namespace
 
@@ -92,12 +98,12 @@ nlohmann::json configs_json(const ResolvedConfigs& configs) {
     doc["model"] = entry(configs.models.front());
   } else if (!configs.models.empty()) {
     nlohmann::json models = nlohmann::json::object();
-    for (const ResolvedConfig& m : configs.models) models[m.name] = {{"sha256", m.sha256()}};
+    for (const ResolvedConfig& m : configs.models) models[escape_unprintable(m.name)] = {{"sha256", m.sha256()}};
     doc["models"] = models;
   }
   if (!configs.files.empty()) {
     nlohmann::json files = nlohmann::json::object();
-    for (const InputFile& f : configs.files) files[f.role] = {{"name", f.given}, {"sha256", file_sha256(f.path, f.role)}};
+    for (const InputFile& f : configs.files) files[f.role] = {{"name", escape_unprintable(f.given)}, {"sha256", file_sha256(f.path, f.role)}};
     doc["files"] = files;
   }
   return doc;

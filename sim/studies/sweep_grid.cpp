@@ -264,37 +264,6 @@ std::string escaped(const std::string& text) {
 
 }  // namespace
 
-std::string unprintable(const std::string& text) {
-  auto at = [](std::size_t i) { return " at byte " + std::to_string(i + 1); };
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "0x%02x", c);
-      return std::string("a control character (") + hex + ")" + at(i);
-    }
-    // The length of a UTF-8 sequence from its first byte, its continuation bytes, and no overlong or surrogate
-    // form (RFC 3629).
-    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (length == 0 || i + length > text.size()) return "invalid UTF-8" + at(i);
-    std::uint32_t code = length == 1 ? c : length == 2 ? (c & 0x1f) : length == 3 ? (c & 0x0f) : (c & 0x07);
-    for (std::size_t k = 1; k < length; ++k) {
-      const unsigned char next = static_cast<unsigned char>(text[i + k]);
-      if ((next >> 6) != 0x2) return "invalid UTF-8" + at(i);
-      code = (code << 6) | (next & 0x3f);
-    }
-    static const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < smallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return "invalid UTF-8" + at(i);
-    if (code >= 0x80 && code < 0xa0) {  // a C1 control character
-      char hex[12];
-      std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(code));
-      return std::string("a control character (") + hex + ")" + at(i);
-    }
-    i += length;
-  }
-  return "";
-}
-
 void check_grid_values(const SweepSpec& spec) {
   const char* why = " is given twice (each value is one point of the grid: two points with one key collide in the "
                     "output, and --resume and merge cannot tell them apart); give each value once";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dataflows/dataflow_registry.hpp"
+#include "sim/core/printable_text.hpp"  // unprintable(): a point's key must be printable UTF-8
 #include "sim/studies/decode_run.hpp"
 
 namespace stasim {
@@ -61,10 +62,6 @@ void check_vary_keys(const SweepSpec& spec);
 // down schedule, --vary values) must be printable UTF-8, the key being a cell of the output that --resume and
 // merge read back: InputError naming where. expand() checks both.
 void check_grid_values(const SweepSpec& spec);
-
-// What keeps `text` from being a cell of the output read back as written: "" when it is printable UTF-8, else
-// "a control character (0x0a) at byte 3" or "invalid UTF-8 at byte 3".
-std::string unprintable(const std::string& text);
 
 struct SweepPoint {
   std::size_t index = 0;

@@ -16,12 +16,7 @@ namespace {
 using stasim::test::Output;
 using stasim::test::run_stasim;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using stasim::test::slurp;
 
 std::string tmp(const std::string& name) { return testing::TempDir() + "determinism_" + name; }
 

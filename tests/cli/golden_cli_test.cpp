@@ -21,12 +21,7 @@ using stasim::test::Output;
 
 Output run(const std::string& args) { return stasim::test::run_stasim(args); }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using stasim::test::slurp;
 
 TEST(GoldensCli, ShippedGoldensPass) {
   Output o = run("goldens");

@@ -28,13 +28,6 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void put(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 fs::path shipped(const std::string& relative) { return fs::path(STASIM_SOURCE_DIR) / relative; }

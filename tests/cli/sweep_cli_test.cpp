@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sim/studies/sweep_table.hpp"
+#include "tests/cli/cli_runner.hpp"
 
 namespace {
 
@@ -39,12 +40,7 @@ Output shell(const std::string& command) {
 
 Output run(const std::string& args) { return shell(std::string(STASIM_BINARY) + " " + args); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using stasim::test::slurp;
 
 std::string tmp(const std::string& name) { return testing::TempDir() + "sweep_" + name; }
 

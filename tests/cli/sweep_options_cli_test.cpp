@@ -21,12 +21,7 @@ using testing::HasSubstr;
 
 std::string tmp(const std::string& name) { return testing::TempDir() + "sweep_options_" + name; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using stasim::test::slurp;
 
 // TPOT of `stasim run ARGS --json` (one layer, the sweep's weight-sbuf schedule).
 double run_tpot(const std::string& args) {

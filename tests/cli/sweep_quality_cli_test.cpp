@@ -55,10 +55,7 @@ TEST(SweepQualityCli, NmseColumnsOnASyntheticLayer) {
   for (const auto& row : rows) EXPECT_GT(row["nmse"].get<double>() + (row["dataflow"] == "dense"), 0.0);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+using stasim::test::slurp;
 
 // Shards build their own representations; the builds are deterministic, so the merged file is the unsharded one
 // byte for byte, quality columns and both fronts included.

@@ -24,12 +24,7 @@ using testing::HasSubstr;
 
 std::string tmp(const std::string& name) { return testing::TempDir() + "trace_format_" + name; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using stasim::test::slurp;
 
 std::string gunzip(const std::string& bytes) {
   z_stream z{};

@@ -4,9 +4,20 @@
 // the regression replay test of the normal build (regression_replay_test.cpp).
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
+#include "sim/core/printable_text.hpp"
+
 namespace stasim::fuzz {
+
+// A name that passed a loader reaches every output (JSON, CSV, the terminal), so it must be printable UTF-8
+// (docs/robustness.md): one that is not is a finding, thrown as something other than InputError.
+inline void expect_printable(const std::string& name, const char* what) {
+  if (!unprintable(name).empty())
+    throw std::logic_error(std::string("a loader accepted ") + what + " '" + escape_unprintable(name) + "' holding " +
+                           unprintable(name));
+}
 
 // configs/hw/*.yaml text, read like load_hardware reads a file without a `base:`.
 void hardware_config(const std::string& input);

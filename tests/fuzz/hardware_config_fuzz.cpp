@@ -8,6 +8,7 @@ void hardware_config(const std::string& input) {
   try {
     HardwareConfig hw = read_hardware(parse_yaml_text(input, "fuzz-hw.yaml"), "fuzz-hw.yaml");
     // What the simulator derives first from a config it was told it can trust.
+    expect_printable(hw.name, "the hardware name");
     (void)hw.hbm_bytes_per_ns_available();
     (void)hw.sbuf.usable_bytes_per_partition();
   } catch (const InputError&) {

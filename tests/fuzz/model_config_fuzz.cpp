@@ -8,6 +8,7 @@ void model_config(const std::string& input) {
   try {
     ModelSpec model = read_model_spec(parse_yaml_text(input, "fuzz-model.yaml"), "fuzz-model.yaml");
     // The builders' first questions about a model that passed validation.
+    expect_printable(model.name, "the model name");
     (void)model.total_parameters();
     (void)model.active_parameters();
     (void)model.expert_weight_bytes(model.deployment);

@@ -67,6 +67,7 @@ void mutate_and_run(const std::string& folder, void (*run)(const std::string&)) 
       SCOPED_TRACE(file.string() + " seed " + std::to_string(seed));
       EXPECT_NO_THROW(run(mutate_aliases(text, seed)));
       EXPECT_NO_THROW(run(mutate_null_section(text, seed)));
+      EXPECT_NO_THROW(run(mutate_bad_bytes(text, seed)));
     }
   }
 }
@@ -77,6 +78,8 @@ TEST(FuzzMutators, Schedule) { mutate_and_run("schedules", schedule); }
 TEST(FuzzMutators, SetOverride) {
   for (std::uint32_t seed = 0; seed < 200; ++seed)
     EXPECT_NO_THROW(set_override(mutate_set_line("core.dma.issue_ns=900\nmoe.top_k=4\n", seed))) << seed;
+  for (std::uint32_t seed = 0; seed < 200; ++seed)
+    EXPECT_NO_THROW(set_override(mutate_bad_bytes("core.dma.issue_ns=900\nname=trn3\n", seed))) << seed;
 }
 
 TEST(FuzzMutators, ProduceTheIntendedShapes) {
@@ -91,6 +94,27 @@ TEST(FuzzMutators, ProduceTheIntendedShapes) {
   EXPECT_TRUE(bomb);
   EXPECT_TRUE(emptied);
   EXPECT_EQ(mutate_set_line("core.dma.issue_ns=900\n", 1).find("core"), 0u);
+}
+
+TEST(FuzzMutators, BadBytesLandInAKeyOrValue) {
+  // Over 40 seeds the mutator writes at least one raw invalid UTF-8 byte (0xc0 0xed 0xf4 0x80 0xff are never
+  // valid where it puts them), one raw C0 control character and one double-quoted escape, and never returns the
+  // text unchanged.
+  const std::string text = "name: trn3\ncore:\n  dma:\n    issue_ns: 900\n";
+  bool invalid = false, control = false, escape = false;
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const std::string m = mutate_bad_bytes(text, seed);
+    EXPECT_NE(m, text) << seed;
+    for (char c : m) {
+      const unsigned char u = static_cast<unsigned char>(c);
+      invalid |= u == 0xff || u == 0xc0 || u == 0xed || u == 0xf4 || u == 0x80;
+      control |= u < 0x20 && c != '\n';
+    }
+    escape |= m.find("\"zz\\") != std::string::npos;
+  }
+  EXPECT_TRUE(invalid);
+  EXPECT_TRUE(control);
+  EXPECT_TRUE(escape);
 }
 
 }  // namespace

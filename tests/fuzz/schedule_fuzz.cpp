@@ -11,6 +11,7 @@ void schedule(const std::string& input) {
   static const HardwareConfig hw = load_hardware(std::string(STASIM_SOURCE_DIR) + "/configs/hw/trn3.yaml");
   try {
     LoadedSchedule loaded = read_schedule(parse_yaml_text(input, "fuzz-schedule.yaml"), "fuzz-schedule.yaml");
+    for (OpId op = 0; op < loaded.graph.size(); ++op) expect_printable(loaded.graph.name(op), "the op name");
     validate_graph(loaded.graph, hw, loaded.locator());
     (void)execution_order(loaded.graph);
   } catch (const InputError&) {

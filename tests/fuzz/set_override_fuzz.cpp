@@ -21,13 +21,13 @@ void set_override(const std::string& input) {
   try {
     YamlNode hw = parse_yaml_text(hw_text, hw_path);
     apply_overrides(hw, sets, hw_path);
-    (void)read_hardware(hw, hw_path);
+    expect_printable(read_hardware(hw, hw_path).name, "the hardware name");
   } catch (const InputError&) {
   }
   try {
     YamlNode model = parse_yaml_text(model_text, model_path);
     apply_overrides(model, sets, model_path);
-    (void)read_model_spec(model, model_path);
+    expect_printable(read_model_spec(model, model_path).name, "the model name");
   } catch (const InputError&) {
   }
 }

@@ -1,5 +1,7 @@
 #include "tests/fuzz/yaml_mutators.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -112,6 +114,48 @@ std::string mutate_null_section(const std::string& text, std::uint32_t seed) {
   std::size_t end = i + 1;
   while (end < lines.size() && (blank_or_comment(lines[end]) || indent_of(lines[end]) > indent)) ++end;
   lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i + 1), lines.begin() + static_cast<std::ptrdiff_t>(end));
+  return join(lines);
+}
+
+std::string mutate_bad_bytes(const std::string& text, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  static const char* const raw[] = {
+      "\x80",              // a continuation byte with no lead
+      "\xc0\xaf",          // an overlong '/'
+      "\xed\xa0\x80",      // a UTF-16 surrogate (U+D800)
+      "\xe2\x82",          // a cut three-byte sequence
+      "\xf4\x90\x80\x80",  // beyond U+10FFFF
+      "\xff",              // never valid
+      "\x01", "\x1b[2J", "\x7f", "\r", "\x08",  // C0 controls and DEL
+      "\xc2\x85", "\xc2\x9b",                  // C1 controls (NEL, CSI) as valid UTF-8
+  };
+  static const char* const escapes[] = {"\\x01", "\\x1b", "\\x7f", "\\u0085", "\\0", "\\r", "\\e"};
+  std::vector<std::string> lines = lines_of(text);
+  if (lines.empty()) lines.push_back("name: x");
+  // Prefer lines whose value is a name: that is the text that reaches the outputs.
+  std::vector<std::size_t> names, keyed;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t at = after_key(lines[i]);
+    const std::size_t eq = lines[i].find('=');
+    if (at != std::string::npos || eq != std::string::npos) keyed.push_back(i);
+    if (lines[i].find("name") != std::string::npos) names.push_back(i);
+  }
+  const std::vector<std::size_t>& pool = !names.empty() && random() % 2 ? names : keyed;
+  std::string& line = lines[pool.empty() ? random() % lines.size() : pool[random() % pool.size()]];
+  std::size_t split = line.find('=');  // a --set line: key.path=value
+  if (split == std::string::npos) split = after_key(line) == std::string::npos ? line.size() : after_key(line) - 1;
+  const std::size_t key_start = std::min(line.find_first_not_of(" -"), split);
+  const bool in_key = random() % 3 == 0;
+  if (!in_key && random() % 3 == 0) {  // the whole value becomes a double-quoted escape
+    const std::string sep = line.find('=') != std::string::npos ? "=" : ": ";
+    line = line.substr(0, split) + sep + "\"zz" + escapes[random() % std::size(escapes)] + "zz\"";
+    return join(lines);
+  }
+  // A raw sequence somewhere inside the key, or inside the value.
+  const std::size_t from = in_key ? key_start : std::min(split + 1, line.size());
+  const std::size_t to = in_key ? split : line.size();
+  const std::size_t at = from + (to > from ? random() % (to - from + 1) : 0);
+  line.insert(at, raw[random() % std::size(raw)]);
   return join(lines);
 }
 

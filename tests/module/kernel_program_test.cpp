@@ -132,6 +132,39 @@ TEST(KernelProgram, BadTilesAndInstructionsAreInputErrorsNamingThem) {
   }
 }
 
+// Names a program gives reach every output (the JSON writer stops at invalid UTF-8, a control character breaks a
+// line), so each entry refuses them as bad input, naming the name escaped and the byte.
+TEST(KernelProgram, NamesMustBePrintableUtf8) {
+  auto message = [](auto&& build) {
+    try {
+      build();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string why = " (a name is printed in every output, so it must be printable UTF-8)";
+  EXPECT_EQ(message([] { KernelProgram k(trn3(), "k\xff"); }),
+            "kernel 'k\\xff': the name holds invalid UTF-8 at byte 2" + why);
+  KernelProgram k(trn3(), "ok");
+  EXPECT_EQ(message([&] { k.hbm("x\x1b[2J", 128, 512, Dtype::bf16); }),
+            "HBM tensor 'x\\x1b[2J': the name holds a control character (0x1b) at byte 2" + why);
+  EXPECT_EQ(message([&] { k.sbuf("in\xc2\x85", 128, 512, Dtype::bf16); }),
+            "SBUF tile 'in\\xc2\\x85': the name holds a control character (U+0085) at byte 3" + why);
+  EXPECT_EQ(message([&] { k.psum("p\xed\xa0\x80", 128, 512); }),
+            "PSUM tile 'p\\xed\\xa0\\x80': the name holds invalid UTF-8 at byte 2" + why);
+  const TileBlock t = k.sbuf("t", 128, 64, Dtype::bf16);
+  EXPECT_EQ(message([&] { k.instruction(Engine::gpsimd, OpKind::memset, t.all(), {}, named("fill\n")); }),
+            "instruction 'fill\\x0a': the name holds a control character (0x0a) at byte 5" + why);
+  InstructionOptions phased = named("fill");
+  phased.phase = "act\x7f";
+  EXPECT_EQ(message([&] { k.instruction(Engine::gpsimd, OpKind::memset, t.all(), {}, phased); }),
+            "phase 'act\\x7f': the name holds a control character (0x7f) at byte 4" + why);
+  // Valid UTF-8 beyond ASCII is a name like any other.
+  EXPECT_EQ(message([&] { k.instruction(Engine::gpsimd, OpKind::memset, t.all(), {}, named("füll")); }), "no error");
+  EXPECT_EQ(k.ops(), 1u);
+}
+
 // A kernel sliced to 1/16 of its M and scaled back predicts the full size within 3% (no lock-step or
 // start-up artefact grows or shrinks with the size): full 4096 x 8192 x 8192 against M = 256, on trn1.
 TEST(KernelProgram, ATutorialKernelSlicedToASixteenthScalesBackWithinThreePercent) {
