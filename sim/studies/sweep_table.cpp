@@ -53,6 +53,16 @@ std::string csv_cell(const nlohmann::json& v) {
   return out + "\"";
 }
 
+}  // namespace
+
+std::string csv_record(const std::vector<nlohmann::json>& cells) {
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_cell(cells[i]);
+  return out;
+}
+
+namespace {
+
 // One CSV record (the writer never emits newlines inside cells).
 std::vector<std::string> parse_csv_line(const std::string& line, const std::string& where) {
   std::vector<std::string> cells;
@@ -101,6 +111,22 @@ const std::vector<std::string>& sweep_columns() {
 bool is_jsonl_path(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   return ext == ".jsonl" || ext == ".json";
+}
+
+void check_table_extension(const std::string& option, const std::string& path, const std::vector<std::string>& accepted) {
+  if (path.empty() || path == "-") return;
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (std::find(accepted.begin(), accepted.end(), ext) != accepted.end()) return;
+  std::string names;
+  for (std::size_t i = 0; i < accepted.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == accepted.size() ? " or " : ", ") + accepted[i];
+  throw InputError(option + " " + path + ": " + (ext.empty() ? "no extension" : "unknown extension '" + ext + "'") +
+                   "; the format is chosen by the extension: " + names);
+}
+
+const std::vector<std::string>& sweep_output_extensions() {
+  static const std::vector<std::string> list = {".csv", ".jsonl", ".json"};
+  return list;
 }
 
 // The CSV columns: the fixed ones with the vary keys right after `vary`.
