@@ -226,7 +226,6 @@ void check_resumed_setup(const std::string& out, const SweepGridInfo& grid) {
 }
 
 void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOptions& o) {
-  check_table_extension("--out", o.out, sweep_output_extensions());
   DataflowRegistry registry;
   register_builtin(registry);
   SweepSpec spec = build_spec(o);
@@ -245,6 +244,7 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   if (!spec.base.routes.empty()) inputs.push_back({"--routes", spec.base.routes});
   if (!spec.weights.empty() && spec.weights.rfind("synthetic", 0) != 0) inputs.push_back({"--weights", spec.weights});
   check_output_paths({{"--out", o.out}, {"--out", o.out + ".meta.json"}}, inputs);
+  check_table_extension("--out", o.out, sweep_output_extensions());  // before anything is made or written
   check_output_writable("--out", o.out);  // before any simulation: a folder it cannot write in, a name too long
   check_output_writable("--out", o.out + ".meta.json");
   std::vector<SweepPoint> grid = expand(spec, registry);
