@@ -82,6 +82,7 @@ int run(int argc, char** argv) {
   register_calibration_commands(app, invocation);
   register_weights_commands(app);
   register_represent_command(app, invocation);
+  register_list_command(app);
   SharedFlags flags;
   add_shared_flags(app, flags);
   try {

@@ -78,5 +78,6 @@ void register_merge_command(CLI::App& app, const Invocation& invocation);      /
 void register_calibration_commands(CLI::App& app, const Invocation& invocation);  // calibrate, validate
 void register_weights_commands(CLI::App& app);      // export-weights (weights_command.cpp)
 void register_represent_command(CLI::App& app, const Invocation& invocation);  // represent
+void register_list_command(CLI::App& app);          // list (list_command.cpp)
 
 }  // namespace stasim::cli

@@ -10,6 +10,7 @@
 #include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/sweep_merge.hpp"
+#include "sim/studies/sweep_table.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {
@@ -23,6 +24,7 @@ struct MergeOptions {
 };
 
 void run_merge(const CLI::App& sub, const Invocation& invocation, const MergeOptions& o) {
+  check_table_extension("--out", o.out, sweep_output_extensions());
   require_replaceable(o.out, "the merged output");
   SweepMerge merge = merge_sweep_parts(o.inputs);
   if (!merge.unverified.empty()) {
@@ -82,7 +84,7 @@ void register_merge_command(CLI::App& app, const Invocation& invocation) {
   auto m = std::make_shared<MergeOptions>();
   CLI::App* merge = app.add_subcommand("merge", "Merge sweep outputs (e.g. of --shard runs) into one file");
   merge->add_option("inputs", m->inputs, "sweep outputs (CSV or JSON lines)")->required();
-  merge->add_option("--out", m->out, "merged output: .csv or .jsonl (its folder is made; an existing file is replaced)")
+  merge->add_option("--out", m->out, "merged output: .csv or .jsonl (.json); another extension is refused (its folder is made; an existing file is replaced)")
       ->required();
   merge->add_flag("--allow-missing", m->allow_missing, "write the merge even when grid points are in no part");
   merge->add_flag("--allow-unverified", m->allow_unverified,

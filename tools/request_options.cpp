@@ -14,7 +14,8 @@ void DeploymentOptions::apply(RunRequest& request) const {
 
 void add_deployment_options(CLI::App* sub, DeploymentOptions& d) {
   d.tp_given = sub->add_option("--tp", d.tp, "tensor-parallel degree (default: the model's deployment)")->default_str("");
-  d.lnc_given = sub->add_option("--lnc", d.lnc, "physical cores per rank (default: the hardware's lnc)")->default_str("");
+  d.lnc_given = sub->add_option("--lnc", d.lnc, "physical cores per rank (default: the hardware's lnc; a model's deployment.lnc must match it where the "
+                                "hardware has logical cores, lnc > 1)")->default_str("");
   d.context_given =
       sub->add_option("--context", d.context, "tokens in the KV cache (default: the model's deployment)")->default_str("");
 }

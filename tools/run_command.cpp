@@ -8,7 +8,9 @@
 #include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/reports/trace_output.hpp"
+#include "sim/studies/compare_table.hpp"
 #include "sim/studies/resolved_configs.hpp"
+#include "sim/studies/sweep_table.hpp"
 #include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
 #include "tools/request_options.hpp"
@@ -23,7 +25,7 @@ struct RunOptions {
   CLI::Option* batch_given = nullptr;
   DeploymentOptions deployment;  // --tp, --lnc, --context (tools/request_options.hpp, shared with sweep)
   std::string dataflows = "dense,cardan";
-  std::string json, trace, dot, ops, trace_layers, dump_config;
+  std::string json, trace, dot, ops, trace_layers, dump_config, csv;  // csv: compare only
   bool quiet = false;
 };
 
@@ -92,8 +94,9 @@ void apply_deployment(RunOptions& o) {
 // that would overwrite each other or an input. compare writes one trace, graph and op table per dataflow (`tags`).
 void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
   for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--json", o.json}, {"--trace", o.trace},
-                                     {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}})
+                                     {"--dot", o.dot}, {"--ops", o.ops}, {"--dump-config", o.dump_config}, {"--csv", o.csv}})
     check_output_path(option, path);
+  check_table_extension("--csv", o.csv, {".csv"});
   if (!o.trace_layers.empty()) {
     TraceOptions probe;
     parse_trace_layers(o.trace_layers, std::numeric_limits<int>::max(), probe);
@@ -104,7 +107,7 @@ void check_outputs(const RunOptions& o, const std::vector<std::string>& tags) {
       if (path == "-")
         throw InputError(std::string(option) + " -: compare writes one per dataflow (FILE." + tags[0] + ", FILE." + tags[1] +
                          ", ...) and stdout takes only one: give a file name, or compare a single dataflow");
-  std::vector<NamedPath> outputs = {{"--json", o.json}, {"--dump-config", o.dump_config}};
+  std::vector<NamedPath> outputs = {{"--json", o.json}, {"--dump-config", o.dump_config}, {"--csv", o.csv}};
   for (const std::string& tag : tags) {
     auto tagged = [&](const std::string& path) { return tag.empty() || path.empty() || path == "-" ? path : path_with_tag(path, tag); };
     outputs.push_back({"--trace", tagged(o.trace)});
@@ -159,6 +162,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
                   "comma-separated dataflows (dense, xla, cardan, vq-only, lr-only, w4a8); speedups are against the "
                   "first (--dataflow is taken too)")
       ->capture_default_str();
+  cmp->add_option("--csv", cmp_opts->csv, "write the comparison table as CSV to FILE.csv ('-' for stdout)");
   cmp->callback([cmp, cmp_opts, sim, &invocation] {
     apply_deployment(*cmp_opts);
     check_switch_needs(cmp_opts->request);
@@ -179,6 +183,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
     }
     if (!cmp_opts->quiet) print_comparison(std::cout, runs);
     for (const DecodeRun& r : runs) write_run_files(*cmp_opts, r, prov, true);
+    if (!cmp_opts->csv.empty()) write_output_file(cmp_opts->csv, comparison_csv(runs), "the comparison table");
     if (!cmp_opts->json.empty()) {
       nlohmann::json doc = nlohmann::json::object();
       nlohmann::json list = nlohmann::json::array();

@@ -111,6 +111,7 @@ SweepSpec build_spec(const SweepOptions& o) {
   }
   if (spec.models.empty()) throw InputError("--models: name at least one model");
   if (spec.dataflows.empty()) throw InputError("--dataflows: name at least one dataflow");
+  if (hardware_names(spec).empty()) throw InputError("--hw: name at least one hardware config");
   return spec;
 }
 
@@ -118,13 +119,16 @@ SweepSpec build_spec(const SweepOptions& o) {
 // --vary keys (an unknown key would fail every point). A bad value of a known key only fails its points.
 void check_spec(const SweepSpec& spec, const DataflowRegistry& registry) {
   for (const std::string& name : spec.dataflows) registry.find(name);
-  std::string hw_path = resolve_hw(spec.hw);
-  load_hardware_document(hw_path, shipped_hw_path);
+  std::vector<std::string> hw_paths;
+  for (const std::string& hw : hardware_names(spec)) {
+    hw_paths.push_back(hw_option("--hw", hw));
+    load_hardware_document(hw_paths.back(), shipped_hw_path);
+  }
   for (const std::string& model : spec.models) load_yaml_file(resolve_model(model));
   for (const auto& [key, values] : spec.vary) {
     if (is_option_axis(key)) continue;  // its values were checked when parsed (request_axes.hpp)
     bool model_key = key.rfind("model.", 0) == 0;
-    std::string file = model_key ? resolve_model(spec.models.front()) : hw_path;
+    std::string file = model_key ? resolve_model(spec.models.front()) : hw_paths.front();
     YamlNode root = model_key ? load_yaml_file(file) : load_hardware_document(file, shipped_hw_path);
     apply_overrides(root, {(model_key ? key.substr(6) : key) + "=" + values.front()}, file);
   }
@@ -191,7 +195,7 @@ std::map<std::string, SweepRow> quality_cells(const std::vector<SweepPoint>& poi
 // points' keys name), and its routes file.
 ResolvedConfigs sweep_configs(const SweepSpec& spec) {
   ResolvedConfigs configs;
-  configs.hardware.push_back(resolved_hardware(spec.hw, spec.base.sets));
+  for (const std::string& hw : hardware_names(spec)) configs.hardware.push_back(resolved_hardware(hw, spec.base.sets));
   for (const std::string& model : spec.models) configs.models.push_back(resolved_model(model, spec.base.sets));
   if (!spec.base.routes.empty()) configs.files.push_back({"routes", spec.base.routes, spec.base.routes});
   return configs;
@@ -233,12 +237,14 @@ void run_sweep(const CLI::App& sub, const Invocation& invocation, const SweepOpt
   // Rows are appended to --out and the file is finally renamed over: a device or FIFO is refused, and so is
   // an --out that names one of the sweep's inputs.
   require_replaceable(o.out, "the sweep output");
-  std::vector<NamedPath> inputs = {{"--hw", resolve_hw(spec.hw)}};
+  std::vector<NamedPath> inputs;
+  for (const std::string& hw : hardware_names(spec)) inputs.push_back({"--hw", resolve_hw(hw)});
   if (!o.config.empty()) inputs.push_back({"--config", sweep_config_path(o.config)});
   for (const std::string& model : spec.models) inputs.push_back({"--models", resolve_model(model)});
   if (!spec.base.routes.empty()) inputs.push_back({"--routes", spec.base.routes});
   if (!spec.weights.empty() && spec.weights.rfind("synthetic", 0) != 0) inputs.push_back({"--weights", spec.weights});
   check_output_paths({{"--out", o.out}, {"--out", o.out + ".meta.json"}}, inputs);
+  check_table_extension("--out", o.out, sweep_output_extensions());  // before anything is made or written
   check_output_writable("--out", o.out);  // before any simulation: a folder it cannot write in, a name too long
   check_output_writable("--out", o.out + ".meta.json");
   std::vector<SweepPoint> grid = expand(spec, registry);
@@ -359,7 +365,8 @@ void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
   sub->add_option("--config", o->config, "sweep YAML (configs/sweeps/NAME.yaml or a path); options below override it");
   sub->add_option("--models,--model", o->models, "comma-separated models (default qwen3-30b-a3b)");
   sub->add_option("--dataflows,--dataflow", o->dataflows, "comma-separated dataflows (default dense,cardan)");
-  sub->add_option("--hw", o->hw, "hardware name or YAML (default trn3-calibrated, as run)");
+  sub->add_option("--hw", o->hw, "comma-separated hardware names or YAMLs, an axis of the grid: trn2,trn3 (default "
+                  "trn3-calibrated, as run)");
   sub->add_option("--d", o->d, "VQ block lengths: 2,4,8 or start:stop:step (default 8)");
   sub->add_option("--r", o->r, "low ranks, e.g. 0:512:64 (default 384)");
   sub->add_option("--K", o->K, "code book sizes, e.g. 64,256 (default 256)");
@@ -381,7 +388,7 @@ void register_sweep_commands(CLI::App& app, const Invocation& invocation) {
                   "seconds a point may run before it is stopped and recorded as an error (0 = no limit, at most 1e7)")
       ->capture_default_str()->check(CLI::Range(0.0, 1e7));
   sub->add_option("--shard", o->shard, "run only the points with index % N == i (i/N, 0 <= i < N)");
-  sub->add_option("--out", o->out, "output file: .csv, or .jsonl for JSON lines (its folder is made)")->required();
+  sub->add_option("--out", o->out, "output file: .csv, or .jsonl (.json) for JSON lines; another extension is refused (its folder is made)")->required();
   CLI::Option* resume = sub->add_flag("--resume", o->resume, "continue the sweep that wrote --out: skip the points already in it");
   sub->add_flag("--force", o->force, "replace an existing --out")->excludes(resume);
   sub->add_option("--progress-every", o->progress_every_s,

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/core/config_reader.hpp"
+#include "sim/core/config_section.hpp"
 #include "sim/core/input_error.hpp"
 
 namespace stasim {
@@ -178,7 +179,7 @@ const char* to_string(LayerKind value) {
 }
 
 ModelSpec load_model(const std::string& path, const std::vector<std::string>& overrides) {
-  YamlNode root = load_yaml_file(path);
+  YamlNode root = config_section(load_yaml_file(path), "model", path);  // a --dump-config file: its model
   apply_overrides(root, overrides, path);
   return read_model_spec(root, path);
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "sim/core/config_section.hpp"
+
 namespace stasim {
 namespace {
 
@@ -264,7 +266,7 @@ std::string base_file(const std::string& value, const std::string& overlay, cons
 // an error rather than a hang.
 YamlNode load_with_base(const std::string& path, std::vector<std::string>& chain, const ShippedHardware& shipped) {
   namespace fs = std::filesystem;
-  YamlNode root = load_yaml_file(path);
+  YamlNode root = config_section(load_yaml_file(path), "hardware", path);  // a --dump-config file: its hardware
   YamlNode base_key = root["base"];
   if (!base_key) return root;
   if (!base_key.is_scalar() || base_key.scalar().empty())

@@ -110,10 +110,15 @@ DecodeRun run_decode(const RunRequest& req, const DataflowRegistry& registry) {
       throw InputError("--lnc " + std::to_string(*req.lnc) + ": must be between 1 and the device's " +
                        std::to_string(run.hw.device_cores) + " cores");
     run.hw.lnc = static_cast<std::uint32_t>(*req.lnc);
+  } else if (run.hw.lnc == 1) {
+    // Hardware without logical cores (trn1's NC-v2): one core per rank is all it has, whatever lnc the model
+    // was deployed with elsewhere, so the hardware's lnc is the run's (what --lnc's help says).
+    run.deployment.lnc = 1;
   } else if (run.deployment.lnc != run.hw.lnc) {
     throw InputError(deployment_place(run.model, run.deployment, "deployment.lnc") + "deployment.lnc = " +
                      std::to_string(run.deployment.lnc) + " but " +
-                     run.hw.file + " has lnc = " + std::to_string(run.hw.lnc) + "; pass --lnc to choose one");
+                     run.hw.file + " has lnc = " + std::to_string(run.hw.lnc) + "; pass --lnc to choose one (--lnc " +
+                     std::to_string(run.hw.lnc) + ": the hardware's, --lnc " + std::to_string(run.deployment.lnc) + ": the model's)");
   }
   if (run.deployment.batch < 1 || run.deployment.batch > kMaxBatch)
     throw InputError((req.batch ? "--batch " + std::to_string(run.deployment.batch)

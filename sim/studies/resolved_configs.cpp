@@ -10,6 +10,7 @@
 
 #include "sim/core/build_info.hpp"
 #include "sim/core/config_reader.hpp"
+#include "sim/core/config_section.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/printable_text.hpp"
@@ -86,14 +87,20 @@ ResolvedConfig resolved_hardware(const std::string& name, const std::vector<std:
 
 ResolvedConfig resolved_model(const std::string& name, const std::vector<std::string>& sets) {
   const std::string path = resolve_model(name);
-  YamlNode root = load_yaml_file(path);
+  YamlNode root = config_section(load_yaml_file(path), "model", path);
   apply_overrides(root, split_sets(sets).second, path);
   return {name, emit(root)};
 }
 
 nlohmann::json configs_json(const ResolvedConfigs& configs) {
   nlohmann::json doc = nlohmann::json::object();
-  if (!configs.hardware.empty()) doc["hardware"] = entry(configs.hardware.front());
+  if (configs.hardware.size() == 1) {
+    doc["hardware"] = entry(configs.hardware.front());
+  } else if (!configs.hardware.empty()) {  // a sweep over hardware (--hw trn2,trn3)
+    nlohmann::json hw = nlohmann::json::object();
+    for (const ResolvedConfig& h : configs.hardware) hw[h.name] = {{"sha256", h.sha256()}};
+    doc["hw"] = hw;
+  }
   if (configs.models.size() == 1) {
     doc["model"] = entry(configs.models.front());
   } else if (!configs.models.empty()) {
@@ -111,7 +118,11 @@ nlohmann::json configs_json(const ResolvedConfigs& configs) {
 
 std::string config_dump_text(const ResolvedConfigs& configs) {
   YAML::Node root(YAML::NodeType::Map);
-  if (!configs.hardware.empty()) root["hardware"] = YAML::Load(configs.hardware.front().yaml);
+  if (configs.hardware.size() == 1) {
+    root["hardware"] = YAML::Load(configs.hardware.front().yaml);
+  } else if (!configs.hardware.empty()) {
+    for (const ResolvedConfig& h : configs.hardware) root["hw"][h.name] = YAML::Load(h.yaml);
+  }
   if (configs.models.size() == 1) {
     root["model"] = YAML::Load(configs.models.front().yaml);
   } else if (!configs.models.empty()) {

@@ -26,7 +26,7 @@ struct InputFile {
 };
 
 struct ResolvedConfigs {
-  std::vector<ResolvedConfig> hardware;   // none (represent) or one
+  std::vector<ResolvedConfig> hardware;   // none (represent), one, or one per hardware of a sweep
   std::vector<ResolvedConfig> models;     // one per model the command runs
   std::vector<InputFile> files;
 };
@@ -39,7 +39,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_sets(const s
 ResolvedConfig resolved_hardware(const std::string& name, const std::vector<std::string>& sets = {});
 ResolvedConfig resolved_model(const std::string& name, const std::vector<std::string>& sets = {});
 
-// {"hardware": {"name", "sha256"}, "model": {...}} with one model, "models": {name: {...}} with several, and
+// {"hardware": {"name", "sha256"}} with one hardware, "hw": {name: {"sha256"}} with several (a sweep over
+// hardware); "model": {...} with one model, "models": {name: {...}} with several; and
 // "files": {role: {"name", "sha256"}} for whole-file inputs.
 nlohmann::json configs_json(const ResolvedConfigs& configs);
 

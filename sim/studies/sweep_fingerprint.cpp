@@ -72,8 +72,11 @@ SweepGridInfo sweep_grid_info(const SweepSpec& spec, const std::vector<SweepPoin
                               std::size_t shard, std::size_t shards) {
   SweepGridInfo info;
   const nlohmann::json hashes = configs_json(configs);
-  // Hashes only: the same config reached by another path or name is the same setup.
-  info.setup["hardware"] = hashes.contains("hardware") ? hashes["hardware"]["sha256"] : nlohmann::json();
+  // Each config by the name the sweep gave it and its hash: the name says which differs when two parts are
+  // compared (merge, --resume), the hash whether a config of that name changed.
+  nlohmann::json hardware = nlohmann::json::object();
+  for (const ResolvedConfig& h : configs.hardware) hardware[h.name] = h.sha256();
+  info.setup["hardware"] = hardware;
   nlohmann::json models = nlohmann::json::object();
   for (const ResolvedConfig& m : configs.models) models[m.name] = m.sha256();
   info.setup["models"] = models;
@@ -95,8 +98,37 @@ void check_same_version(const std::string& path, const SweepGridInfo& grid, cons
                    ", this is stasim " + stasim_version() + " (" + path + ".meta.json); " + what);
 }
 
+namespace {
+
+// The configs of two setups ({name: sha256}) compared by name: "hardware: trn2, trn3 vs trn3" when the names
+// differ, "hardware trn3: another config (SHA-256 0123456789ab vs ...)" when a config of one name changed.
+void config_differences(const std::string& what, const nlohmann::json& a, const nlohmann::json& b,
+                        std::vector<std::string>& out) {
+  auto names = [](const nlohmann::json& configs) {
+    std::string text;
+    for (const auto& item : configs.items()) text += (text.empty() ? "" : ", ") + item.key();
+    return text.empty() ? std::string("none") : text;
+  };
+  if (names(a) != names(b)) {
+    out.push_back(what + ": " + names(a) + " vs " + names(b));
+    return;
+  }
+  auto short_hash = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>().substr(0, 12) : v.dump(); };
+  for (const auto& item : a.items())
+    if (item.value() != b[item.key()])
+      out.push_back(what + " " + item.key() + ": another config (SHA-256 " + short_hash(item.value()) + " vs " +
+                    short_hash(b[item.key()]) + ")");
+}
+
+}  // namespace
+
 std::vector<std::string> setup_differences(const nlohmann::json& a, const nlohmann::json& b) {
   std::vector<std::string> out;
+  for (const char* configs : {"hardware", "models"}) {
+    const nlohmann::json x = a.value(configs, nlohmann::json()), y = b.value(configs, nlohmann::json());
+    if (x.is_object() && y.is_object()) config_differences(configs, x, y, out);
+    else if (x != y) out.push_back(std::string(configs) + ": " + x.dump() + " vs " + y.dump());
+  }
   // Objects are compared entry by entry ("request.tp"), anything else (a list of --set values) as one value.
   std::function<void(const nlohmann::json&, const nlohmann::json&, const std::string&)> walk =
       [&](const nlohmann::json& x, const nlohmann::json& y, const std::string& path) {
@@ -105,7 +137,8 @@ std::vector<std::string> setup_differences(const nlohmann::json& a, const nlohma
           for (const auto& item : x.items()) keys.insert(item.key());
           for (const auto& item : y.items()) keys.insert(item.key());
           for (const std::string& key : keys)
-            walk(x.value(key, nlohmann::json()), y.value(key, nlohmann::json()), path.empty() ? key : path + "." + key);
+            if (!path.empty() || (key != "hardware" && key != "models"))  // compared by name above
+              walk(x.value(key, nlohmann::json()), y.value(key, nlohmann::json()), path.empty() ? key : path + "." + key);
         } else if (x != y) {
           out.push_back(path + ": " + x.dump() + " vs " + y.dump());
         }

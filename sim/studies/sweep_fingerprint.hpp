@@ -1,6 +1,6 @@
 // What a sweep's output records beside its rows (FILE.meta.json, key "grid") so that --resume and merge can
 // tell the rows of its grid from another's. A row's key names the point's own inputs; the `setup` is what every
-// point shares and no key names: the resolved hardware and models (SHA-256), the routes file's SHA-256, --set,
+// point shares: the resolved hardware and models (name -> SHA-256), the routes file's SHA-256, --set,
 // --tp/--lnc/--context, --routing-seed and the switches. The fingerprint is the SHA-256 of the setup and of
 // every point's key in grid order: shards of one sweep share it, any change of the grid or the setup moves it.
 #pragma once

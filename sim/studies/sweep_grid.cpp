@@ -149,7 +149,10 @@ SweepSpec load_sweep(const std::string& path) {
     {
       if (key == "models") spec.models = string_list(v, where);
       else if (key == "dataflows") spec.dataflows = string_list(v, where);
-      else if (key == "hw") spec.hw = scalar(v, where);
+      else if (key == "hw") {
+        spec.hw.clear();
+        for (const std::string& name : string_list(v, where)) spec.hw += (spec.hw.empty() ? "" : ",") + name;
+      }
       else if (key == "batch") spec.batch = int_list(v, where);
       else if (key == "d") spec.d = int_list(v, where);
       else if (key == "r") spec.r = int_list(v, where);
@@ -189,6 +192,13 @@ SweepSpec load_sweep(const std::string& path) {
     }
   }
   return spec;
+}
+
+std::vector<std::string> hardware_names(const SweepSpec& spec) {
+  std::vector<std::string> out;
+  for (const std::string& name : split(spec.hw, ','))
+    if (!name.empty()) out.push_back(name);
+  return out;
 }
 
 std::string SweepPoint::vary_text() const {
@@ -232,6 +242,8 @@ void check_vary_keys(const SweepSpec& spec) {
   std::vector<std::string> seen;
   for (const auto& [key, values] : spec.vary) {
     const std::vector<std::string>& fixed = sweep_columns();
+    if (key == "hw")
+      throw InputError("--vary hw: the hardware is an axis of its own: --hw trn2,trn3 (or hw: [trn2, trn3] in a sweep YAML)");
     if (std::find(fixed.begin(), fixed.end(), key) != fixed.end())
       throw InputError("--vary " + key + ": '" + key + "' is a column of the sweep output, not a config key");
     if (!is_vary_column_name(key))
@@ -285,7 +297,10 @@ void check_grid_values(const SweepSpec& spec) {
   };
   for (const std::string& m : spec.models) printable("--models", m);
   for (const std::string& f : spec.dataflows) printable("--dataflows", f);
-  printable("--hw", spec.hw);
+  const std::vector<std::string> hardware = hardware_names(spec);
+  if (hardware.empty()) throw InputError("--hw '" + spec.hw + "': name at least one hardware config");
+  for (const std::string& h : hardware) printable("--hw", h);
+  once("--hw", hardware);
   printable("--down-schedule", spec.down);
   once("--models", spec.models);
   once("--dataflows", spec.dataflows);
@@ -319,11 +334,13 @@ std::vector<SweepPoint> expand_with(const SweepSpec& spec, const std::function<D
     const DrkUse u = uses(dataflow);
     per_combination += times(times(u.d ? spec.d.size() : 1, u.r ? spec.r.size() : 1), u.K ? spec.K.size() : 1);
   }
-  std::size_t count = times(times(spec.models.size(), spec.batch.size()), std::min(per_combination, kMaxGridPoints + 1));
+  const std::vector<std::string> hardware = hardware_names(spec);
+  std::size_t count = times(times(times(spec.models.size(), hardware.size()), spec.batch.size()),
+                            std::min(per_combination, kMaxGridPoints + 1));
   for (const auto& [key, values] : spec.vary) count = times(count, values.size());
   if (count > kMaxGridPoints)
     throw InputError("the grid has more than " + std::to_string(kMaxGridPoints) +
-                     " points (models x batch x dataflows x d x r x K x vary values); split it into several sweeps");
+                     " points (models x hw x batch x dataflows x d x r x K x vary values); split it into several sweeps");
   // Every combination of the vary values, in order (the last key varies fastest).
   std::vector<std::vector<std::string>> assignments{{}};
   for (const auto& [key, values] : spec.vary) {
@@ -343,32 +360,33 @@ std::vector<SweepPoint> expand_with(const SweepSpec& spec, const std::function<D
   auto base = std::make_shared<const RunRequest>(spec.base);
   std::vector<SweepPoint> points;
   for (const std::string& model : spec.models)
-    for (const auto& sets : assignments)
-      for (std::int64_t batch : spec.batch)
-        for (const std::string& dataflow : spec.dataflows) {
-          const DrkUse u = uses(dataflow);
-          SweepPoint p;
-          p.model = model;
-          p.dataflow = dataflow;
-          p.hw = spec.hw;
-          p.batch = batch;
-          p.sets = sets;
-          p.base = base;
-          p.layers = spec.layers;
-          p.down = spec.down;
-          p.uses_d = u.d;
-          p.uses_r = u.r;
-          p.uses_K = u.K;
-          for (std::int64_t d : values(u.d, spec.d))
-            for (std::int64_t r : values(u.r, spec.r))
-              for (std::int64_t K : values(u.K, spec.K)) {
-                p.d = d;
-                p.r = r;
-                p.K = K;
-                p.index = points.size();
-                points.push_back(p);
-              }
-        }
+    for (const std::string& hw : hardware)
+      for (const auto& sets : assignments)
+        for (std::int64_t batch : spec.batch)
+          for (const std::string& dataflow : spec.dataflows) {
+            const DrkUse u = uses(dataflow);
+            SweepPoint p;
+            p.model = model;
+            p.dataflow = dataflow;
+            p.hw = hw;
+            p.batch = batch;
+            p.sets = sets;
+            p.base = base;
+            p.layers = spec.layers;
+            p.down = spec.down;
+            p.uses_d = u.d;
+            p.uses_r = u.r;
+            p.uses_K = u.K;
+            for (std::int64_t d : values(u.d, spec.d))
+              for (std::int64_t r : values(u.r, spec.r))
+                for (std::int64_t K : values(u.K, spec.K)) {
+                  p.d = d;
+                  p.r = r;
+                  p.K = K;
+                  p.index = points.size();
+                  points.push_back(p);
+                }
+          }
   return points;
 }
 

@@ -30,7 +30,9 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
 struct SweepSpec {
   std::vector<std::string> models{"qwen3-30b-a3b"};
   std::vector<std::string> dataflows{"dense", "cardan"};
-  std::string hw = "trn3-calibrated";  // the same default as run and compare
+  // The hardware axis: one name or path, or several joined by ',' ("trn2,trn3"; --hw and the YAML's `hw:`), each
+  // a point of the grid (hardware_names()). The default is run's and compare's.
+  std::string hw = "trn3-calibrated";
   std::vector<std::int64_t> batch{1}, d{8}, r{384}, K{256};
   std::vector<std::pair<std::string, std::vector<std::string>>> vary;  // config key -> values
   std::int64_t layers = 0;
@@ -42,6 +44,9 @@ struct SweepSpec {
   // (its model, hw, dataflow, d, r, K, batch, layers and down are the point's own).
   RunRequest base;
 };
+
+// The hardware of the grid, in the order given: spec.hw split at ','.
+std::vector<std::string> hardware_names(const SweepSpec& spec);
 
 // Reads a sweep YAML (keys: models, dataflows, hw, batch, d, r, K, vary, layers, down_schedule, weights,
 // weights_layer, and run's request options into `base`: set, tp, lnc, context, routes (relative to the YAML's
@@ -83,7 +88,7 @@ struct SweepPoint {
   std::string group() const;
 };
 
-// The full grid in a fixed order; each dataflow is listed once per combination of the (d, r, K) values it reads
+// The full grid in a fixed order (model, hardware, vary values, batch, dataflow, d, r, K; the last varies fastest); each dataflow is listed once per combination of the (d, r, K) values it reads
 // (the registry's uses_d/uses_r/uses_K) and of the rest. InputError when it would exceed kMaxGridPoints.
 std::vector<SweepPoint> expand(const SweepSpec& spec, const DataflowRegistry& registry);
 // The same where `drk_free` names the dataflows that read none of (d, r, K) and every other reads all three.

@@ -55,6 +55,8 @@ SweepRow run_point(const SweepPoint& p, const DataflowRegistry& registry) {
     DecodeRun run = run_decode(p.request(), registry);
     const SimResult& r = run.result;
     row["status"] = "ok";
+    // The layers simulated, not the request (0 = all): what a row's TPOT covers, read without the model's YAML.
+    row["layers"] = run.decode.layers.size();
     row["tpot_us"] = us(run.tpot_ps());
     row["bits_per_weight"] = round_to(run.representation.bits_per_weight(run.model), 10000.0);
     int top = 0;

@@ -49,6 +49,17 @@ std::string cell_text(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+}  // namespace
+
+std::string csv_json_record(const std::vector<nlohmann::json>& cells) {
+  std::vector<std::string> fields;
+  fields.reserve(cells.size());
+  for (const nlohmann::json& cell : cells) fields.push_back(cell_text(cell));
+  return csv_record(fields);
+}
+
+namespace {
+
 // value rounded to 1 / per_unit (e.g. 1000: three decimals); dividing the rounded integer gives the double
 // nearest the decimal, so the JSON and CSV text is the short decimal.
 double round_to(double value, double per_unit) { return std::round(value * per_unit) / per_unit; }
@@ -67,6 +78,22 @@ const std::vector<std::string>& sweep_columns() {
 bool is_jsonl_path(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   return ext == ".jsonl" || ext == ".json";
+}
+
+void check_table_extension(const std::string& option, const std::string& path, const std::vector<std::string>& accepted) {
+  if (path.empty() || path == "-") return;
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (std::find(accepted.begin(), accepted.end(), ext) != accepted.end()) return;
+  std::string names;
+  for (std::size_t i = 0; i < accepted.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == accepted.size() ? " or " : ", ") + accepted[i];
+  throw InputError(option + " " + path + ": " + (ext.empty() ? "no extension" : "unknown extension '" + ext + "'") +
+                   "; the format is chosen by the extension: " + names);
+}
+
+const std::vector<std::string>& sweep_output_extensions() {
+  static const std::vector<std::string> list = {".csv", ".jsonl", ".json"};
+  return list;
 }
 
 // The CSV columns: the fixed ones with the vary keys right after `vary`.

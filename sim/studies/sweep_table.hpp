@@ -20,6 +20,16 @@ using SweepRow = nlohmann::json;  // an object with the columns below (null = em
 const std::vector<std::string>& sweep_columns();
 
 bool is_jsonl_path(const std::string& path);
+// A table file's name must say its format: InputError "OPTION PATH: ..." naming the extensions `accepted`
+// (".csv", ".jsonl", ...) when its extension is another; "-" (stdout) passes. `--out x.parquet` is refused,
+// not written as CSV under a name that says otherwise.
+void check_table_extension(const std::string& option, const std::string& path, const std::vector<std::string>& accepted);
+// The extensions of a sweep's output: .csv, and .jsonl or .json for JSON lines.
+const std::vector<std::string>& sweep_output_extensions();
+
+// One CSV record of typed cells (null = empty, strings as they are, numbers as JSON writes them) through the one
+// CSV writer (sim/reports/csv_writer.hpp: quoted where a cell holds ',', '"', CR or LF; ends in LF).
+std::string csv_json_record(const std::vector<nlohmann::json>& cells);
 
 // A sweep output's rows and the 1-based line each came from.
 struct SweepTable {

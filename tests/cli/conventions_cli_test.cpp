@@ -31,7 +31,7 @@ TEST(UnknownCommand, SuggestsTheNearestAndListsAll) {
   EXPECT_EQ(o.code, 2) << o.text;
   // "rn" is one insertion from "run".
   EXPECT_THAT(o.text, HasSubstr("error: unknown command 'rn' (did you mean 'run'?); commands: run, compare, schedule, "));
-  EXPECT_THAT(o.text, HasSubstr("represent (stasim --help says what each does)"));
+  EXPECT_THAT(o.text, HasSubstr("represent, list (stasim --help says what each does)"));
   EXPECT_THAT(o.text, Not(HasSubstr("A subcommand is required")));
   // A swap of two neighbouring letters is one edit too.
   o = run_stasim("comapre");

@@ -265,7 +265,9 @@ TEST(DecodeCli, BadParametersNameTheParameterAndTheLimit) {
       // An unknown shipped name lists the shipped ones (a missing YAML path still says "cannot open the file").
       {"run --model no-such-model", "--model: no model 'no-such-model'; shipped models: deepseek-v2-lite, "},
       {"run --model no/such/model.yaml", "cannot open the file"},
-      {"run --hw trn1", "pass --lnc to choose one"},
+      // trn1 has no logical cores, so its lnc 1 is every run's there (tests/cli/trn1_models_cli_test.cpp); on
+      // hardware with them a model deployed with another lnc is a choice to make.
+      {"run --hw trn3 --set model.deployment.lnc=1", "pass --lnc to choose one (--lnc 2: the hardware's, --lnc 1: the model's)"},
       {"run --set core.sbuf.bytes_per_partition=40000", "does not fit"},
       {"run --set model.moe.top_kk=2", "did you mean"},
       {"compare --dataflows dense,nope", "unknown dataflow 'nope'"},

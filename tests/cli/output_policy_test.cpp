@@ -118,13 +118,20 @@ TEST(OutputPolicy, RunScheduleAndSweepRefuseAnOutputOverAnOverlaysBase) {
 TEST(OutputPolicy, TheSweepLockIsNeverAStrangersFileOrASymbolicLink) {
   const fs::path dir = scratch("lock");
   const std::string grid = "sweep --layers 1 --d 4 --r 0 --jobs 1 --force --out ";
-  // Someone's file of the lock's name (--out Cargo and a Cargo.lock): refused, kept as it is.
+  // Someone's file of the lock's name (--out Cargo.csv and a Cargo.csv.lock): refused, kept as it is. (--out
+  // Cargo beside a Cargo.lock is refused before the lock is looked at: a sweep's output names its format.)
+  put(dir / "Cargo.csv.lock", "[[package]]\nname = \"serde\"\n");
   put(dir / "Cargo.lock", "[[package]]\nname = \"serde\"\n");
-  Output stranger = run_stasim(grid + (dir / "Cargo").string());
+  Output stranger = run_stasim(grid + (dir / "Cargo.csv").string());
   EXPECT_EQ(stranger.code, 2) << stranger.text;
-  EXPECT_THAT(stranger.text, HasSubstr((dir / "Cargo.lock").string() + ": the lock of " + (dir / "Cargo").string() +
+  EXPECT_THAT(stranger.text, HasSubstr((dir / "Cargo.csv.lock").string() + ": the lock of " + (dir / "Cargo.csv").string() +
                                        " exists and is not a stasim sweep's lock; stasim neither writes through nor "
                                        "removes a file it did not make"));
+  EXPECT_EQ(slurp(dir / "Cargo.csv.lock"), "[[package]]\nname = \"serde\"\n");
+  EXPECT_FALSE(fs::exists(dir / "Cargo.csv"));
+  Output bare = run_stasim(grid + (dir / "Cargo").string());
+  EXPECT_EQ(bare.code, 2) << bare.text;
+  EXPECT_THAT(bare.text, HasSubstr((dir / "Cargo").string() + ": no extension; the format is chosen by the extension"));
   EXPECT_EQ(slurp(dir / "Cargo.lock"), "[[package]]\nname = \"serde\"\n");
   EXPECT_FALSE(fs::exists(dir / "Cargo"));
 

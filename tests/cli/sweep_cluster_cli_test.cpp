@@ -73,7 +73,8 @@ TEST(SweepClusterCli, ResumeRefusesAFileOfAnotherSetup) {
   Output o = run_stasim("sweep --layers 1 --d 8 --r 0 --jobs 1 --set core.dma.issue_ns=1300 --resume --out " + out);
   EXPECT_EQ(o.code, 2) << o.text;
   EXPECT_THAT(o.text, HasSubstr(out + ": its rows come from a sweep with another setup"));
-  EXPECT_THAT(o.text, HasSubstr("hardware: "));               // the resolved hardware's hash moved
+  // The resolved hardware's hash moved: named by the config's name (the hashes are 12 digits of each).
+  EXPECT_THAT(o.text, HasSubstr("hardware trn3-calibrated: another config (SHA-256 "));
   EXPECT_THAT(o.text, HasSubstr("request.set: [] vs [\"core.dma.issue_ns=1300\"] (file vs now)"));
   o = run_stasim("sweep --layers 1 --d 8 --r 0 --jobs 1 --resume --out " + out);
   EXPECT_EQ(o.code, 0) << o.text;
