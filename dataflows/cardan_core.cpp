@@ -239,8 +239,13 @@ void CardanCore::project(std::uint32_t e) {
                             ? compressed_projection(e, p, pn)
                             : dense_projection(ctx_, core_, i_cols_, {in_.normed[core_]}, dense_load_[e][p], *down_ring_, "gate_up",
                                                pn, T, plan_, shape_.rows);
-    if (partial_ && out.in_psum) {
-      // The partial rows go to SBUF (FP32) to be exchanged.
+    // An expert whose gate and up tiles together need more banks than the gate/up pool has cannot hold them in
+    // PSUM until φ reads them (its up tiles would wait for banks its own gate tiles hold): each tile is drained to
+    // SBUF once summed, as the partial rows are (Mixtral on one core per rank: 2 x 7 tiles of 512 columns).
+    const bool over_pool = plan_ && out.in_psum && !out.accs.empty() &&
+                           out.accs.size() * projections_.size() > plan_->pool_banks(PsumRole::gate_up);
+    if ((partial_ || over_pool) && out.in_psum) {
+      // The partial rows go to SBUF (FP32) to be exchanged; with over_pool the whole sums, to free their banks.
       for (std::size_t nt = 0; nt < out.accs.size(); ++nt)
         if (out.accs[nt].bank >= 0)
           out.ready[nt] = b_.compute(Engine::vector, OpKind::tensor_copy, c_,
