@@ -42,7 +42,7 @@ TEST(ListCli, EveryCategoryListsItsNames) {
     return out;
   };
   EXPECT_EQ(names("hardware"), "trn1,trn2,trn3,trn3-calibrated");
-  EXPECT_EQ(names("dataflows"), "cardan,dense,lr-only,vq-only,w4a8,xla");
+  EXPECT_EQ(names("dataflows"), "cardan,dense,lr-only,vq-only,w4a8,w4a8-fused,xla");
   EXPECT_EQ(names("sweeps"), "qwen3-30b-a3b-dr-k256");
   EXPECT_EQ(names("schedules"), "cross_core_reduce,dma_sharing,expert_ffn_tile,psum_contention");
   EXPECT_EQ(names("kernels"),

@@ -30,7 +30,7 @@ def cli_error(*args):
 
 
 # The CLI's options that name its output files and chatter, not the request: a Python call has none of them.
-OUTPUT_OPTIONS = {"json", "quiet", "trace", "trace-layers", "dot", "ops", "dump-config", "verbose"}
+OUTPUT_OPTIONS = {"json", "quiet", "trace", "trace-layers", "dot", "ops", "dump-config", "verbose", "csv"}
 
 
 class RunTest(unittest.TestCase):
