@@ -33,16 +33,4 @@ void add_set_option(CLI::App* sub, RunRequest& r) {
   sub->add_option("--set", r.sets, "override a hardware key (key.path=value) or a model key (model.key.path=value)");
 }
 
-void check_switch_needs(const RunRequest& r) {
-  if (r.recompute_table && !r.no_reuse)
-    throw InputError("--recompute-table: the table is recomputed per expert only where z is, without reuse; add "
-                     "--no-reuse (with reuse z and T are computed once per token, so it would change nothing)");
-  if (r.no_group_exchange && r.no_batch_gathers)
-    throw InputError("--no-group-exchange: with --no-batch-gathers every expert already sends its own partial rows, "
-                     "so it would change nothing; drop one of the two");
-  if (r.group_routes && r.all_experts)
-    throw InputError("--group-routes: --all-experts runs every expert once over all tokens, so there are no routes to "
-                     "group; drop one of the two");
-}
-
 }  // namespace stasim::cli

@@ -29,8 +29,5 @@ void add_deployment_options(CLI::App* sub, DeploymentOptions& deployment);
 CLI::Option* add_routing_options(CLI::App* sub, RunRequest& request);
 void add_switch_options(CLI::App* sub, RunRequest& request);    // the switches, --fuse-projections
 void add_set_option(CLI::App* sub, RunRequest& request);        // --set
-// A switch that only refines another one, given without it, would change nothing: run and compare refuse it
-// (InputError naming both). sweep does not call this: an axis over the other switch can give it its meaning.
-void check_switch_needs(const RunRequest& request);
 
 }  // namespace stasim::cli

@@ -139,7 +139,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
   run->callback([run, run_opts, sim, &invocation] {
     const RunOptions& o = *run_opts;
     apply_deployment(*run_opts);
-    check_switch_needs(o.request);
+    check_request(o.request);
     check_outputs(o, {""});
     const ResolvedConfigs configs = run_configs(o.request);
     check_outputs(o, {""});  // again with every file read: the hardware's base: chain
@@ -165,7 +165,7 @@ void register_decode_commands(CLI::App& app, const Invocation& invocation) {
   cmp->add_option("--csv", cmp_opts->csv, "write the comparison table as CSV to FILE.csv ('-' for stdout)");
   cmp->callback([cmp, cmp_opts, sim, &invocation] {
     apply_deployment(*cmp_opts);
-    check_switch_needs(cmp_opts->request);
+    check_request(cmp_opts->request);
     std::vector<std::string> names = split(cmp_opts->dataflows);
     check_outputs(*cmp_opts, names);
     if (names.empty()) throw InputError("--dataflows: name at least one dataflow");
