@@ -1,4 +1,4 @@
-// `stasim bench`: the simulator's own speed and memory on a synthetic random DAG (dataflows/random_dag.hpp).
+// `stasim bench`: the simulator's own speed and memory on a synthetic random DAG (include/stasim/schedule.hpp).
 // Prints figures; it is a benchmark, never a pass/fail test.
 #include <sys/resource.h>
 
@@ -6,14 +6,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "dataflows/dataflow_registry.hpp"
-#include "dataflows/random_dag.hpp"
-#include "sim/core/graph_validation.hpp"
-#include "sim/core/hardware_config.hpp"
-#include "sim/kernel/simulate.hpp"
+#include "stasim/io.hpp"
+#include "stasim/schedule.hpp"
+#include "stasim/weights.hpp"
 #include "tools/cli.hpp"
-#include "sim/studies/decode_run.hpp"
-#include "sim/studies/represent_bench.hpp"
 
 namespace stasim::cli {
 namespace {

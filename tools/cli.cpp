@@ -7,11 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "sim/core/build_info.hpp"
-#include "sim/core/input_error.hpp"
-#include "sim/core/input_file.hpp"
-#include "sim/core/output_file.hpp"
-#include "sim/core/number_text.hpp"
+#include "stasim/io.hpp"
 #include "tools/parse_error_text.hpp"
 
 namespace stasim::cli {

@@ -13,9 +13,7 @@
 #include <sstream>
 #include <utility>
 
-#include "sim/core/edit_distance.hpp"
-#include "sim/core/input_error.hpp"
-#include "sim/core/output_file.hpp"
+#include "stasim/io.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

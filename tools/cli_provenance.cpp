@@ -4,8 +4,7 @@
 // bytes (a path may hold any but '/' and NUL) and JSON holds UTF-8 only: each is recorded with escape_unprintable.
 #include <filesystem>
 
-#include "sim/core/build_info.hpp"
-#include "sim/core/printable_text.hpp"
+#include "stasim/io.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

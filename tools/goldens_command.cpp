@@ -5,11 +5,9 @@
 #include <iostream>
 #include <set>
 
-#include "sim/core/input_file.hpp"
-#include "sim/core/output_file.hpp"
-#include "sim/core/input_error.hpp"
-#include "tools/cli.hpp"
 #include "sim/studies/golden_suite.hpp"
+#include "stasim/io.hpp"
+#include "tools/cli.hpp"
 
 namespace stasim::cli {
 namespace {

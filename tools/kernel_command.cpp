@@ -1,12 +1,11 @@
 // `stasim kernel`: run a shipped kernel program (kernels/shipped_kernels.hpp) and report, as `stasim schedule` does.
 #include <iostream>
 
-#include "sim/core/input_error.hpp"
-#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/reports/trace_output.hpp"
 #include "sim/studies/config_paths.hpp"
 #include "sim/studies/resolved_configs.hpp"
+#include "stasim/io.hpp"
 #include "stasim/kernel.hpp"
 #include "tools/cli.hpp"
 

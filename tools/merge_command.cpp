@@ -6,11 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/core/input_error.hpp"
-#include "sim/core/output_file.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/sweep_merge.hpp"
 #include "sim/studies/sweep_table.hpp"
+#include "stasim/io.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

@@ -1,7 +1,7 @@
 #include "tools/request_options.hpp"
 
-#include "sim/core/input_error.hpp"
 #include "sim/studies/request_switches.hpp"
+#include "stasim/io.hpp"
 
 namespace stasim::cli {
 

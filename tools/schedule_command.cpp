@@ -1,15 +1,10 @@
 // `stasim schedule`: run a hand-written schedule YAML on a hardware config and report.
 #include <iostream>
 
-#include "sim/core/hardware_config.hpp"
-#include "sim/core/input_error.hpp"
-#include "sim/core/output_file.hpp"
-#include "sim/reports/result_report.hpp"
-#include "sim/core/schedule_yaml.hpp"
-#include "sim/kernel/simulate.hpp"
-#include "tools/cli.hpp"
-#include "sim/reports/trace_output.hpp"
 #include "sim/studies/resolved_configs.hpp"
+#include "stasim/io.hpp"
+#include "stasim/schedule.hpp"
+#include "tools/cli.hpp"
 
 namespace stasim::cli {
 namespace {

@@ -13,26 +13,21 @@
 #include <iostream>
 #include <set>
 
-#include "sim/core/config_reader.hpp"
-#include "sim/core/input_error.hpp"
-#include "sim/core/input_file.hpp"
-#include "sim/core/output_file.hpp"
-#include "tools/cli.hpp"
-#include "sim/studies/request_switches.hpp"
-#include "tools/request_options.hpp"
 #include "sim/reports/result_report.hpp"
 #include "sim/studies/decode_run.hpp"
-#include "sim/core/available_cpus.hpp"
 #include "sim/studies/output_lock.hpp"
 #include "sim/studies/request_axes.hpp"
+#include "sim/studies/request_switches.hpp"
 #include "sim/studies/resolved_configs.hpp"
 #include "sim/studies/sweep_fingerprint.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_quality.hpp"
 #include "sim/studies/sweep_runner.hpp"
 #include "sim/studies/sweep_table.hpp"
-#include "workloads/routing.hpp"
-#include "sim/core/number_text.hpp"
+#include "stasim/io.hpp"
+#include "stasim/sweep.hpp"
+#include "tools/cli.hpp"
+#include "tools/request_options.hpp"
 
 namespace stasim::cli {
 namespace {

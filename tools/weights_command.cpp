@@ -4,12 +4,9 @@
 // would take a real model's.
 #include <cstdio>
 
-#include "sim/core/output_file.hpp"
-#include "sim/core/input_error.hpp"
+#include "stasim/io.hpp"
+#include "stasim/weights.hpp"
 #include "tools/cli.hpp"
-#include "sim/studies/decode_run.hpp"
-#include "sim/studies/weights_source.hpp"
-#include "workloads/layer_weights_writer.hpp"
 
 namespace stasim::cli {
 namespace {
