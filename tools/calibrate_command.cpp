@@ -2,10 +2,10 @@
 // `stasim validate` (predict every published figure with a hardware config and compare, within tolerances).
 #include <iostream>
 
-#include "sim/reports/result_report.hpp"
-#include "sim/studies/resolved_configs.hpp"
 #include "stasim/calibration.hpp"
 #include "stasim/io.hpp"
+#include "stasim/reports.hpp"
+#include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/studies/config_paths.hpp"
+#include "stasim/stasim.hpp"
 
 namespace stasim::cli {
 

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <set>
 
-#include "sim/studies/golden_suite.hpp"
+#include "stasim/goldens.hpp"
 #include "stasim/io.hpp"
 #include "tools/cli.hpp"
 

@@ -1,12 +1,10 @@
 // `stasim kernel`: run a shipped kernel program (kernels/shipped_kernels.hpp) and report, as `stasim schedule` does.
 #include <iostream>
 
-#include "sim/reports/result_report.hpp"
-#include "sim/reports/trace_output.hpp"
-#include "sim/studies/config_paths.hpp"
-#include "sim/studies/resolved_configs.hpp"
 #include "stasim/io.hpp"
 #include "stasim/kernel.hpp"
+#include "stasim/reports.hpp"
+#include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

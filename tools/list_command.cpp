@@ -2,7 +2,7 @@
 // kernels, one name a line with its description (sim/studies/catalog.hpp).
 #include <cstdio>
 
-#include "sim/studies/catalog.hpp"
+#include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

@@ -6,10 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/reports/result_report.hpp"
-#include "sim/studies/sweep_merge.hpp"
-#include "sim/studies/sweep_table.hpp"
 #include "stasim/io.hpp"
+#include "stasim/reports.hpp"
+#include "stasim/sweep.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

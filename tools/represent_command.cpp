@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/reports/result_report.hpp"
-#include "sim/studies/resolved_configs.hpp"
 #include "stasim/io.hpp"
+#include "stasim/reports.hpp"
+#include "stasim/stasim.hpp"
 #include "stasim/weights.hpp"
 #include "tools/cli.hpp"
 

@@ -1,7 +1,7 @@
 #include "tools/request_options.hpp"
 
-#include "sim/studies/request_switches.hpp"
 #include "stasim/io.hpp"
+#include "stasim/stasim.hpp"
 
 namespace stasim::cli {
 

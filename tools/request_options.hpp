@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "sim/studies/decode_run.hpp"
+#include "stasim/stasim.hpp"
 
 namespace stasim::cli {
 

@@ -4,12 +4,8 @@
 #include <limits>
 #include <sstream>
 
-#include "sim/reports/result_report.hpp"
-#include "sim/reports/trace_output.hpp"
-#include "sim/studies/compare_table.hpp"
-#include "sim/studies/resolved_configs.hpp"
-#include "sim/studies/sweep_table.hpp"
 #include "stasim/io.hpp"
+#include "stasim/reports.hpp"
 #include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
 #include "tools/request_options.hpp"

@@ -1,9 +1,9 @@
 // `stasim schedule`: run a hand-written schedule YAML on a hardware config and report.
 #include <iostream>
 
-#include "sim/studies/resolved_configs.hpp"
 #include "stasim/io.hpp"
 #include "stasim/schedule.hpp"
+#include "stasim/stasim.hpp"
 #include "tools/cli.hpp"
 
 namespace stasim::cli {

@@ -13,18 +13,9 @@
 #include <iostream>
 #include <set>
 
-#include "sim/reports/result_report.hpp"
-#include "sim/studies/decode_run.hpp"
-#include "sim/studies/output_lock.hpp"
-#include "sim/studies/request_axes.hpp"
-#include "sim/studies/request_switches.hpp"
-#include "sim/studies/resolved_configs.hpp"
-#include "sim/studies/sweep_fingerprint.hpp"
-#include "sim/studies/sweep_grid.hpp"
-#include "sim/studies/sweep_quality.hpp"
-#include "sim/studies/sweep_runner.hpp"
-#include "sim/studies/sweep_table.hpp"
 #include "stasim/io.hpp"
+#include "stasim/reports.hpp"
+#include "stasim/stasim.hpp"
 #include "stasim/sweep.hpp"
 #include "tools/cli.hpp"
 #include "tools/request_options.hpp"

@@ -10,6 +10,9 @@
 //   nlohmann::json side = sim.json(sim.compare(request, {"dense", "cardan"}));  // `stasim compare --json`'s runs
 //
 // Sweeps (a grid of runs in worker processes) are include/stasim/sweep.hpp, kernels include/stasim/kernel.hpp.
+// Where a name is found (resolve_model, resolve_hw, resolve_config_path: sim/studies/config_paths.hpp), the
+// names `stasim list` shows (catalog: sim/studies/catalog.hpp) and the configs a result read, with their
+// SHA-256 (sim/studies/resolved_configs.hpp), come with this header.
 // Every simulation of a process runs on that process's one SystemC kernel, one after another: a Simulator is
 // not to be used from several threads at once (use processes, as sim/studies/worker_pool.hpp does). Bad input
 // throws stasim::InputError (its message names the file:line:col or key), a failed simulation
@@ -27,6 +30,8 @@
 #include "sim/core/build_info.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/core/number_text.hpp"  // CNumericScope: numbers read and printed with '.' whatever locale a host set
+#include "sim/studies/catalog.hpp"
+#include "sim/studies/config_paths.hpp"
 #include "sim/studies/decode_run.hpp"
 #include "sim/studies/request_switches.hpp"
 #include "sim/studies/resolved_configs.hpp"

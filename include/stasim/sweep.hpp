@@ -9,6 +9,11 @@
 //
 // A bad value of a known key (a d that divides no hidden size) only fails its points: rows with status
 // `invalid` and the reason. Link the CMake target `stasim_library`.
+//
+// What `stasim sweep` and `stasim merge` build on besides, for a sweep's output file: its rows (sweep_table.hpp:
+// CSV or JSON lines, finalize), the grid's fingerprint for --resume and merge (sweep_fingerprint.hpp), the lock
+// on --out (output_lock.hpp), the quality columns of --weights (sweep_quality.hpp) and the merge of shards
+// (sweep_merge.hpp), all in sim/studies/.
 #pragma once
 
 #include <functional>
@@ -18,10 +23,15 @@
 #include "sim/core/config_reader.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/studies/config_paths.hpp"
+#include "sim/studies/output_lock.hpp"
 #include "sim/studies/request_axes.hpp"
+#include "sim/studies/sweep_fingerprint.hpp"
 #include "sim/studies/sweep_grid.hpp"
+#include "sim/studies/sweep_merge.hpp"
+#include "sim/studies/sweep_quality.hpp"
 #include "sim/studies/sweep_runner.hpp"
 #include "sim/studies/sweep_table.hpp"
+#include "stasim/stasim.hpp"
 #include "workloads/routing.hpp"
 
 namespace stasim {
