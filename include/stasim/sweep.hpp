@@ -12,8 +12,8 @@
 //
 // What `stasim sweep` and `stasim merge` build on besides, for a sweep's output file: its rows (sweep_table.hpp:
 // CSV or JSON lines, finalize), the grid's fingerprint for --resume and merge (sweep_fingerprint.hpp), the lock
-// on --out (output_lock.hpp), the quality columns of --weights (sweep_quality.hpp) and the merge of shards
-// (sweep_merge.hpp), all in sim/studies/.
+// on --out (output_lock.hpp), the quality columns of --weights (sweep_quality.hpp), --shard, the --resume
+// checks and the configs recorded (sweep_output.hpp) and the merge of shards (sweep_merge.hpp), in sim/studies/.
 #pragma once
 
 #include <functional>
@@ -28,6 +28,7 @@
 #include "sim/studies/sweep_fingerprint.hpp"
 #include "sim/studies/sweep_grid.hpp"
 #include "sim/studies/sweep_merge.hpp"
+#include "sim/studies/sweep_output.hpp"
 #include "sim/studies/sweep_quality.hpp"
 #include "sim/studies/sweep_runner.hpp"
 #include "sim/studies/sweep_table.hpp"
