@@ -31,88 +31,68 @@ const Simulator& simulator() {
 
 const DataflowRegistry& registry() { return simulator().registry(); }
 
-// The request of run() and compare(): their keywords are the CLI's options, the `--no-...` switches as booleans.
-RunRequest request_of(const std::string& model, const std::string& hw, std::int64_t d,
-               std::int64_t r, std::int64_t K, std::optional<std::int64_t> batch, std::optional<std::int64_t> tp,
-               std::optional<std::int64_t> lnc, std::optional<std::int64_t> context, std::int64_t layers,
-               const std::string& down, bool reuse, bool batch_gathers, bool joint_psum, bool overlap,
-               bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
-               std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
-               bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge, bool fp32_table,
-               bool split_top_k, bool group_routes, bool recompute_table, bool explicit_psum) {
-  RunRequest req;
-  req.model = model;
-  req.hw = hw;
-  req.d = d;
-  req.r = r;
-  req.K = K;
-  req.batch = batch;
-  req.tp = tp;
-  req.lnc = lnc;
-  req.context = context;
-  req.layers = layers;
-  req.down = down;
-  req.no_reuse = !reuse;
-  req.no_batch_gathers = !batch_gathers;
-  req.no_joint_psum = !joint_psum;
-  req.no_overlap = !overlap;
-  req.fuse_projections = fuse_projections;
-  req.all_experts = all_experts;
-  req.routed_swdge = routed_swdge;
-  req.private_hwdge = private_hwdge;
-  req.no_fp32_table = !fp32_table;
-  req.recompute_table = recompute_table;
-  req.explicit_psum = explicit_psum;
-  req.split_top_k = split_top_k;
-  req.group_routes = group_routes;
-  req.fused_gate_up_loads = fused_gate_up_loads;
-  req.fused_gate_up_exchange = fused_gate_up_exchange;
-  req.no_group_exchange = !group_exchange;
-  req.sets = sets;
-  req.routes = routes;
-  req.routing_seed = routing_seed;
-  return req;
+// run() and compare(): their keywords are the CLI's options (the `--no-...` switches as booleans) around a second
+// one, the dataflow of run() or the dataflows of compare(); `body(request, second)` gives the result.
+template <typename Second, typename Body>
+auto request_function(Body body) {
+  return [body](const std::string& model, const Second& second, const std::string& hw, std::int64_t d, std::int64_t r,
+                std::int64_t K, std::optional<std::int64_t> batch, std::optional<std::int64_t> tp,
+                std::optional<std::int64_t> lnc, std::optional<std::int64_t> context, std::int64_t layers,
+                const std::string& down, bool reuse, bool batch_gathers, bool joint_psum, bool overlap,
+                bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
+                std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
+                bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge, bool fp32_table,
+                bool split_top_k, bool group_routes, bool recompute_table, bool explicit_psum) -> py::object {
+    return guarded([&] {
+      RunRequest req;
+      req.model = model;
+      req.hw = hw;
+      req.d = d;
+      req.r = r;
+      req.K = K;
+      req.batch = batch;
+      req.tp = tp;
+      req.lnc = lnc;
+      req.context = context;
+      req.layers = layers;
+      req.down = down;
+      req.no_reuse = !reuse;
+      req.no_batch_gathers = !batch_gathers;
+      req.no_joint_psum = !joint_psum;
+      req.no_overlap = !overlap;
+      req.fuse_projections = fuse_projections;
+      req.all_experts = all_experts;
+      req.routed_swdge = routed_swdge;
+      req.private_hwdge = private_hwdge;
+      req.no_fp32_table = !fp32_table;
+      req.recompute_table = recompute_table;
+      req.explicit_psum = explicit_psum;
+      req.split_top_k = split_top_k;
+      req.group_routes = group_routes;
+      req.fused_gate_up_loads = fused_gate_up_loads;
+      req.fused_gate_up_exchange = fused_gate_up_exchange;
+      req.no_group_exchange = !group_exchange;
+      req.sets = sets;
+      req.routes = routes;
+      req.routing_seed = routing_seed;
+      return body(req, second);
+    });
+  };
 }
 
-py::object run(const std::string& model, const std::string& dataflow, const std::string& hw, std::int64_t d,
-               std::int64_t r, std::int64_t K, std::optional<std::int64_t> batch, std::optional<std::int64_t> tp,
-               std::optional<std::int64_t> lnc, std::optional<std::int64_t> context, std::int64_t layers,
-               const std::string& down, bool reuse, bool batch_gathers, bool joint_psum, bool overlap,
-               bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
-               std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
-               bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge, bool fp32_table,
-               bool split_top_k, bool group_routes, bool recompute_table, bool explicit_psum) {
-  return guarded([&] {
-    RunRequest req = request_of(model, hw, d, r, K, batch, tp, lnc, context, layers, down, reuse, batch_gathers,
-                                joint_psum, overlap, fuse_projections, sets, routes, routing_seed, all_experts,
-                                routed_swdge, fused_gate_up_loads, fused_gate_up_exchange, group_exchange,
-                                private_hwdge, fp32_table, split_top_k, group_routes, recompute_table, explicit_psum);
-    req.dataflow = dataflow;
-    check_request(req);
-    nlohmann::json doc = Simulator::json(simulator().run(req));
-    doc["provenance"] = request_provenance(req, "run");
-    return to_python(doc);
-  });
+py::object run(RunRequest& req, const std::string& dataflow) {
+  req.dataflow = dataflow;
+  check_request(req);
+  nlohmann::json doc = Simulator::json(simulator().run(req));
+  doc["provenance"] = request_provenance(req, "run");
+  return to_python(doc);
 }
 
-py::object compare(const std::string& model, const std::vector<std::string>& dataflows, const std::string& hw, std::int64_t d,
-               std::int64_t r, std::int64_t K, std::optional<std::int64_t> batch, std::optional<std::int64_t> tp,
-               std::optional<std::int64_t> lnc, std::optional<std::int64_t> context, std::int64_t layers,
-               const std::string& down, bool reuse, bool batch_gathers, bool joint_psum, bool overlap,
-               bool fuse_projections, const std::vector<std::string>& sets, const std::string& routes,
-               std::uint64_t routing_seed, bool all_experts, bool routed_swdge, bool fused_gate_up_loads,
-               bool fused_gate_up_exchange, bool group_exchange, bool private_hwdge, bool fp32_table,
-               bool split_top_k, bool group_routes, bool recompute_table, bool explicit_psum) {
-  return guarded([&] {
-    RunRequest req = request_of(model, hw, d, r, K, batch, tp, lnc, context, layers, down, reuse, batch_gathers,
-                                joint_psum, overlap, fuse_projections, sets, routes, routing_seed, all_experts,
-                                routed_swdge, fused_gate_up_loads, fused_gate_up_exchange, group_exchange,
-                                private_hwdge, fp32_table, split_top_k, group_routes, recompute_table, explicit_psum);
-    check_request(req);
-    nlohmann::json doc = Simulator::json(simulator().compare(req, dataflows));
-    doc["provenance"] = request_provenance(req, "compare", dataflows);
-    return to_python(doc);
-  });
+py::object compare(RunRequest& req, const std::vector<std::string>& dataflows) {
+  check_request(req);
+  nlohmann::json doc = Simulator::json(simulator().compare(req, dataflows));
+  doc["provenance"] = request_provenance(req, "compare", dataflows);
+  return to_python(doc);
 }
 
 template <typename T>
@@ -231,11 +211,11 @@ PYBIND11_MODULE(_stasim, m) {
          py::arg("private_hwdge") = false, py::arg("fp32_table") = true, py::arg("split_top_k") = false,
          py::arg("group_routes") = false, py::arg("recompute_table") = false, py::arg("explicit_psum") = false);
   };
-  request_args([&](const char* name, const char* doc, auto... args) { m.def(name, &run, doc, args...); }, "run",
+  request_args([&](const char* name, const char* doc, auto... args) { m.def(name, request_function<std::string>(&run), doc, args...); }, "run",
                "Simulate one decode step; returns the document of `stasim run --json` as a dict, its provenance "
                "naming the CLI command that gives the same result.",
                py::arg("dataflow") = "cardan");
-  request_args([&](const char* name, const char* doc, auto... args) { m.def(name, &compare, doc, args...); },
+  request_args([&](const char* name, const char* doc, auto... args) { m.def(name, request_function<std::vector<std::string>>(&compare), doc, args...); },
                "compare",
                "Simulate several dataflows on one configuration; returns the document of `stasim compare --json` "
                "({'runs': [...], 'provenance': ...}, each run with its speedup over the first).",
