@@ -22,6 +22,15 @@ def cli(*args):
     return subprocess.run([BINARY, *args], check=True, capture_output=True, text=True).stdout
 
 
+def cli_sweep_rows(*args):
+    """The rows `stasim sweep ARGS --out grid.jsonl` writes, one dict per point."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "grid.jsonl")
+        cli("sweep", *args, "--out", out)
+        with open(out) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+
 def cli_error(*args):
     """The CLI's message for bad input: exit code 2 and one line on stderr."""
     done = subprocess.run([BINARY, *args], capture_output=True, text=True)
@@ -122,12 +131,7 @@ class SweepTest(unittest.TestCase):
         # dense once + cardan at d = 4 and 8: 1 + 2 = 3 points, each row as the CLI writes it.
         rows = stasim.sweep(dataflows=["dense", "cardan"], d=[4, 8], r=[384], layers=1, jobs=2)
         self.assertEqual(len(rows), 3)
-        with tempfile.TemporaryDirectory() as folder:
-            out = os.path.join(folder, "grid.jsonl")
-            cli("sweep", "--dataflows", "dense,cardan", "--d", "4,8", "--r", "384", "--layers", "1",
-                "--jobs", "2", "--out", out)
-            with open(out) as f:
-                expected = [json.loads(line) for line in f if line.strip()]
+        expected = cli_sweep_rows("--dataflows", "dense,cardan", "--d", "4,8", "--r", "384", "--layers", "1", "--jobs", "2")
         self.assertEqual([r["key"] for r in rows], [r["key"] for r in expected])
         self.assertEqual([r["tpot_us"] for r in rows], [r["tpot_us"] for r in expected])
         self.assertEqual(rows, expected)
@@ -399,12 +403,8 @@ class SweepConfigTest(unittest.TestCase):
         # `--config` with options on top: dense once + cardan at (8, 0) and (8, 384) = 3 points, row for row.
         rows = stasim.sweep(config="qwen3-30b-a3b-dr-k256", d=[8], r=[0, 384], layers=1, jobs=2)
         self.assertEqual(len(rows), 3)
-        with tempfile.TemporaryDirectory() as folder:
-            out = os.path.join(folder, "grid.jsonl")
-            cli("sweep", "--config", "qwen3-30b-a3b-dr-k256", "--d", "8", "--r", "0,384", "--layers", "1",
-                "--jobs", "2", "--out", out)
-            with open(out) as f:
-                expected = [json.loads(line) for line in f if line.strip()]
+        expected = cli_sweep_rows("--config", "qwen3-30b-a3b-dr-k256", "--d", "8", "--r", "0,384", "--layers", "1",
+                                  "--jobs", "2")
         self.assertEqual(rows, expected)
         self.assertEqual([(r["dataflow"], r.get("r")) for r in rows], [("dense", None), ("cardan", 0), ("cardan", 384)])
 
